@@ -1,0 +1,3 @@
+"""bodoge: a self-hostable online table for Tagiron and Illustori."""
+
+__version__ = "0.1.0"

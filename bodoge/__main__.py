@@ -1,0 +1,5 @@
+import sys
+
+from bodoge.cli import main
+
+sys.exit(main())

@@ -1,0 +1,22 @@
+"""``bodoge bench ...``: benchmarks print figures; tests assert behaviour."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+# Each module defines ``register_bench(subparsers)`` for one ``bodoge bench NAME``.
+BENCH_MODULES = ("bodoge.games.tagiron.bench", "bodoge.server.bench")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("bench", help="print performance figures")
+    bench = parser.add_subparsers(dest="bench", required=True, metavar="BENCH")
+    for name in BENCH_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        module.register_bench(bench)

@@ -1,0 +1,163 @@
+"""The contract between a game and everything that drives it.
+
+A game is pure data in, data out (as in boardgame.io or OpenSpiel): it never
+reads a clock, does I/O or touches global randomness.  The server, the bots
+runner and the command line only ever talk to a game through :class:`Game`.
+
+* ``options(raw)`` validates table options and fills defaults;
+* ``setup(options, seats, seed)`` makes the first state;
+* ``apply(state, seat, move)`` checks the move and returns the next state and
+  the events it caused (it raises a :class:`~bodoge.core.errors.GameError`
+  and changes nothing when the move is not allowed);
+* ``view(state, seat)`` is what one seat (or a spectator, ``seat=None``) may
+  see, as JSON-ready data; ``observe(event, seat)`` likewise for one event;
+* ``result(state)`` is ``None`` while the game runs.
+
+Seats are numbered from 0.  A move with ``seat=None`` comes from the table
+itself (a clock running out), never from a player.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+Seat = int
+JSON = Any
+
+
+class Move:
+    """Base of every game's moves: small frozen dataclasses."""
+
+
+class Event:
+    """Base of every game's events: small frozen dataclasses describing what happened."""
+
+
+S = TypeVar("S")
+M = TypeVar("M", bound=Move)
+Opts = TypeVar("Opts")
+
+
+@dataclass(frozen=True)
+class Result:
+    """How a finished game ended.
+
+    ``places[seat]`` is 1 for first place (several seats may share a place),
+    2 for second and so on, or ``None`` for a seat left unranked.
+    """
+
+    places: tuple[int | None, ...]
+    reason: str
+
+    @property
+    def winners(self) -> tuple[Seat, ...]:
+        return tuple(s for s, p in enumerate(self.places) if p == 1)
+
+    @property
+    def draw(self) -> bool:
+        return not self.winners or len(self.winners) == len(self.places)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"places": list(self.places), "reason": self.reason, "winners": list(self.winners)}
+
+
+@dataclass(frozen=True)
+class Clock(Generic[M]):
+    """A rule-level time limit: after ``seconds`` with no move, the table applies ``move``.
+
+    The game only says how long and what happens; the server keeps the time.
+    """
+
+    seconds: float
+    move: M
+
+
+class Bot(ABC, Generic[M]):
+    """A computer player.  It sees exactly what a person in that seat sees: the seat's view."""
+
+    level: ClassVar[str]
+
+    @abstractmethod
+    def act(self, view: Mapping[str, JSON], seat: Seat, rng: random.Random) -> M | None:
+        """The move to make now, or ``None`` when this seat has nothing to do."""
+
+
+class Game(ABC, Generic[S, M, Opts]):
+    """One game's rules.  Subclasses declare their properties as class data."""
+
+    id: ClassVar[str]
+    title: ClassVar[Mapping[str, str]]
+    min_seats: ClassVar[int]
+    max_seats: ClassVar[int]
+    bot_levels: ClassVar[Sequence[str]] = ()
+
+    @abstractmethod
+    def options(self, raw: Mapping[str, JSON] | None = None) -> Opts:
+        """Validated options with defaults filled in; raises ``BadOptions``."""
+
+    @abstractmethod
+    def options_json(self, options: Opts) -> dict[str, JSON]:
+        """Options as stored and shown; ``options(options_json(o)) == o``."""
+
+    @abstractmethod
+    def seats(self, options: Opts) -> int:
+        """How many seats a table with these options has."""
+
+    @abstractmethod
+    def setup(self, options: Opts, seats: int, seed: int) -> S:
+        """The first state of a game."""
+
+    @abstractmethod
+    def apply(self, state: S, seat: Seat | None, move: M) -> tuple[S, list[Event]]:
+        """The state after ``seat`` makes ``move`` and the events it caused."""
+
+    @abstractmethod
+    def to_act(self, state: S) -> frozenset[Seat]:
+        """Seats the game is waiting for (empty when finished)."""
+
+    @abstractmethod
+    def view(self, state: S, seat: Seat | None) -> dict[str, JSON]:
+        """What ``seat`` may see (``None``: a spectator), as JSON-ready data."""
+
+    @abstractmethod
+    def observe(self, event: Event, seat: Seat | None) -> dict[str, JSON] | None:
+        """What ``seat`` may see of one event, or ``None`` if nothing."""
+
+    @abstractmethod
+    def result(self, state: S) -> Result | None:
+        """How the game ended, or ``None`` while it runs."""
+
+    @abstractmethod
+    def move_from_json(self, data: Mapping[str, JSON]) -> M:
+        """Parse a move sent by a client; raises ``BadMove``."""
+
+    @abstractmethod
+    def move_to_json(self, move: M) -> dict[str, JSON]:
+        """The inverse of :meth:`move_from_json`; also the stored form of a move."""
+
+    def may_act(self, state: S) -> frozenset[Seat]:
+        """Seats that may move now: those awaited, plus any allowed to act out of turn."""
+        return self.to_act(state)
+
+    def clock(self, state: S) -> Clock[M] | None:
+        """A rule-level time limit running now, if the options asked for one."""
+        return None
+
+    def bot(self, level: str) -> Bot[M]:
+        """A bot of the given level; raises ``BadOptions`` for an unknown level."""
+        from bodoge.core.errors import BadOptions
+
+        raise BadOptions(f"{self.id} has no bot level {level!r}")
+
+    def replay(
+        self, options: Opts, seats: int, seed: int, moves: Sequence[tuple[Seat | None, M]]
+    ) -> S:
+        """The state after the given moves: a table is its history."""
+        state = self.setup(options, seats, seed)
+        for seat, move in moves:
+            state, _ = self.apply(state, seat, move)
+        return state
