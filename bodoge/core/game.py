@@ -147,6 +147,10 @@ class Game(ABC, Generic[S, M, Opts]):
         """A rule-level time limit running now, if the options asked for one."""
         return None
 
+    def assist(self, view: Mapping[str, JSON], seat: Seat) -> dict[str, JSON] | None:
+        """An optional in-game assistant's analysis of one seat's view (``None``: none)."""
+        return None
+
     def bot(self, level: str) -> Bot[M]:
         """A bot of the given level; raises ``BadOptions`` for an unknown level."""
         from bodoge.core.errors import BadOptions

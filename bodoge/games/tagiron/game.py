@@ -183,6 +183,11 @@ class TagironGame(Game[TagironState, Move, TagironOptions]):
             return {"type": "pass"}
         raise BadMove(f"not a Tagiron move: {move!r}")
 
+    def assist(self, view: Mapping[str, JSON], seat: Seat) -> dict[str, JSON] | None:
+        from bodoge.games.tagiron.assist import analyse_view
+
+        return analyse_view(view, seat)
+
     def bot(self, level: str) -> Bot[Move]:
         from bodoge.games.tagiron.bots import make_bot
 
