@@ -7,6 +7,10 @@ Subcommands are added by the functions in :data:`SUBCOMMANDS`, each taking the
 cards as SVG files (``card-000.svg`` …), their names and alt text
 (``cards.json``) and a contact sheet PNG of the whole deck with the card
 numbers (``contact-sheet.png``, or ``--sheet PATH``).
+
+``bodoge illustori selfplay --players 5 --games 200`` plays bot games
+through the rules engine and prints how long they ran and how often each
+rule fired (see :mod:`bodoge.games.illustori.selfplay`).
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-__all__ = ["SUBCOMMANDS", "add_deck", "register"]
+__all__ = ["SUBCOMMANDS", "add_deck", "add_selfplay", "register"]
 
 MAX_COUNT = 1000
 
@@ -103,8 +108,114 @@ def run_deck(args: argparse.Namespace) -> int:
     return 0
 
 
+def _option(text: str) -> tuple[str, Any]:
+    """``key=value`` with a JSON value (``true``, ``60``, ``null``), else the text itself."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"an option is key=value, not {text!r}")
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    return key.strip(), value
+
+
+def _levels(text: str) -> tuple[str, ...]:
+    from bodoge.games.illustori.bots import BOT_LEVELS
+
+    levels = tuple(level.strip() for level in text.split(",") if level.strip())
+    unknown = [level for level in levels if level not in BOT_LEVELS]
+    if not levels or unknown:
+        raise argparse.ArgumentTypeError(
+            f"levels are a comma-separated list of {', '.join(BOT_LEVELS)}, not {text!r}"
+        )
+    return levels
+
+
+def add_selfplay(sub: argparse._SubParsersAction) -> None:
+    """``bodoge illustori selfplay``: bots play many games; the rules' figures are printed."""
+    parser = sub.add_parser(
+        "selfplay",
+        help="let bots play many games and print how the rules fired",
+        description="Bots play GAMES games through the rules engine (every move is checked "
+        "by it); prints game lengths and how often each rule fired.",
+    )
+    parser.add_argument(
+        "--players", type=int, default=None, help="players at each table, 3-8 (default 5)"
+    )
+    parser.add_argument("--games", type=_positive, default=200, help="games to play (default 200)")
+    parser.add_argument(
+        "--seed", type=int, default=1, help="seed the games are drawn from (default 1)"
+    )
+    parser.add_argument(
+        "--language", choices=("ja", "en"), default=None, help="the table's language (default ja)"
+    )
+    parser.add_argument(
+        "--options",
+        type=_option,
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="more table options, values as JSON: ban_same_ends=true deck_size=80 …",
+    )
+    parser.add_argument(
+        "--levels",
+        type=_levels,
+        default=("normal",),
+        help="bot levels by seat, comma-separated and repeated round the table (default normal)",
+    )
+    parser.add_argument(
+        "--max-moves",
+        type=_positive,
+        default=None,
+        help="give a game up after this many moves (default 5000)",
+    )
+    parser.set_defaults(func=run_selfplay)
+
+
+def run_selfplay(args: argparse.Namespace) -> int:
+    """Play the games and print the figures; returns the exit status."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    from rich.table import Table
+
+    from bodoge.core.errors import BadOptions
+    from bodoge.games.illustori import selfplay
+
+    console = Console()
+    # --players and --language win over the same keys in --options.
+    options = {"players": 5, "language": "ja", **dict(args.options)}
+    options.update({k: v for k in ("players", "language") if (v := getattr(args, k)) is not None})
+    try:
+        selfplay.GAME.options(options)
+    except BadOptions as exc:
+        console.print(f"[red]bad options:[/] {exc}")
+        return 2
+    max_moves = args.max_moves or selfplay.MAX_MOVES
+    tally = selfplay.Tally()
+    started = time.perf_counter()
+    columns = (*Progress.get_default_columns()[:1], BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, TimeRemainingColumn(), console=console, transient=True) as progress:
+        task = progress.add_task("Playing", total=args.games)
+        for record in selfplay.run_games(
+            options, args.games, args.seed, args.levels, max_moves=max_moves
+        ):
+            tally.add(record)
+            progress.advance(task)
+    elapsed = time.perf_counter() - started
+    shown = ", ".join(f"{k}={json.dumps(v)}" for k, v in options.items())
+    table = Table(title=f"Illustori selfplay: {shown}; bots {','.join(args.levels)}")
+    table.add_column("what")
+    table.add_column("how much")
+    for what, value in selfplay.summary_rows(tally):
+        table.add_row(what, value)
+    console.print(table)
+    console.print(f"{tally.games} games in {elapsed:.1f} s ({elapsed / tally.games:.3f} s a game).")
+    return 0
+
+
 #: Functions that add one ``bodoge illustori`` subcommand each.
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [add_deck]
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [add_deck, add_selfplay]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

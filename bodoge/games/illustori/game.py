@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from bodoge.core.game import Clock, Event, Game, Result, Seat
-from bodoge.games.illustori import moves, rules, views
-from bodoge.games.illustori.moves import IllustoriMove
+from bodoge.core.game import Bot, Clock, Event, Game, Result, Seat
+from bodoge.games.illustori import assets, moves, rules, views
+from bodoge.games.illustori.bots import BOT_LEVELS, make_bot
+from bodoge.games.illustori.moves import Exchange, IllustoriMove, Vote
 from bodoge.games.illustori.options import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -37,6 +38,7 @@ class IllustoriGame(Game[IllustoriState, IllustoriMove, IllustoriOptions]):
     title: ClassVar[Mapping[str, str]] = {"ja": "イラストリー", "en": "Illustori"}
     min_seats: ClassVar[int] = MIN_PLAYERS
     max_seats: ClassVar[int] = MAX_PLAYERS
+    bot_levels: ClassVar[tuple[str, ...]] = BOT_LEVELS
 
     def options(self, raw: Mapping[str, Any] | None = None) -> IllustoriOptions:
         return parse_options(raw)
@@ -73,5 +75,29 @@ class IllustoriGame(Game[IllustoriState, IllustoriMove, IllustoriOptions]):
     def move_to_json(self, move: IllustoriMove) -> dict[str, Any]:
         return moves.move_to_json(move)
 
+    def public_to_act(self, state: IllustoriState, seat: Seat | None) -> frozenset[Seat]:
+        waiting = rules.to_act(state)
+        if state.phase == "vote" and state.options.secret_votes:
+            # The voters no longer awaited are the ones who voted: each sees only themselves.
+            return waiting & {seat}
+        return waiting
+
+    def public_move(
+        self, state: IllustoriState, seat: Seat | None, move: IllustoriMove, viewer: Seat | None
+    ) -> tuple[Seat | None, dict[str, Any] | None]:
+        if viewer == seat:
+            return seat, moves.move_to_json(move)
+        if isinstance(move, Vote) and state.options.secret_votes:
+            return None, None  # nobody, ever, learns who voted what
+        if isinstance(move, Exchange):
+            return seat, {"type": "exchange", "count": len(move.cards)}  # never which cards
+        return seat, moves.move_to_json(move)
+
+    def asset(self, path: str) -> tuple[bytes, str] | None:
+        return assets.asset(path)
+
     def clock(self, state: IllustoriState) -> Clock[IllustoriMove] | None:
         return rules.clock(state)
+
+    def bot(self, level: str) -> Bot[IllustoriMove]:
+        return make_bot(level)

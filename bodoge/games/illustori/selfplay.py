@@ -1,0 +1,218 @@
+"""Bots playing Illustori against each other: a check that the rules and the bots hold together.
+
+Games go through :class:`~bodoge.games.illustori.game.IllustoriGame` exactly
+as at a table: each bot sees only its seat's view, every move goes through
+``apply``, and a move the rules refuse is an error (:class:`BotError`).
+During a vote the voters are asked in a seeded random order.  With the vote
+limit on, the bots simply vote (in time): no clock runs here.
+
+:class:`GameRecord` counts what happened in one game; :class:`Tally` sums
+many, and :func:`summary_rows` says it in words for the command line.
+
+>>> record = play_game({"players": 4}, seed=3)
+>>> record.finished, record.turns > 0, record.winners >= 1
+(True, True, True)
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bodoge.core.errors import GameError
+from bodoge.core.rng import derive_seed, rng
+from bodoge.games.illustori.cards import card
+from bodoge.games.illustori.events import (
+    CardPlayed,
+    CardsExchanged,
+    DeckReshuffled,
+    FinalRound,
+    FirstWordGiven,
+    GameEnded,
+    Penalty,
+    VoteResolved,
+)
+from bodoge.games.illustori.game import IllustoriGame
+from bodoge.games.illustori.moves import Exchange, PlayCard
+from bodoge.games.illustori.words import names_card
+
+__all__ = ["GAME", "BotError", "GameRecord", "Tally", "play_game", "run_games", "summary_rows"]
+
+GAME = IllustoriGame()
+#: A game still running after this many moves is given up (and counted as unfinished).
+MAX_MOVES = 5000
+
+
+class BotError(AssertionError):
+    """A bot made a move the rules refused, or did nothing when it had to act."""
+
+
+@dataclass
+class GameRecord:
+    """What happened in one game."""
+
+    seed: int
+    players: int
+    finished: bool = False
+    moves: int = 0
+    turns: int = 0
+    plays: int = 0
+    passed: int = 0
+    failed: int = 0
+    penalties: Counter[str] = field(default_factory=Counter)
+    exchanges: int = 0
+    exchanged_cards: int = 0
+    reshuffles: int = 0
+    final_round: bool = False
+    winners: int = 0
+    #: Words (first word included) that name something on their card; ``None`` for uploaded decks.
+    named: int | None = 0
+    words: int = 0
+
+
+def play_game(
+    options: Mapping[str, Any],
+    seed: int,
+    levels: Sequence[str] = ("normal",),
+    *,
+    max_moves: int = MAX_MOVES,
+) -> GameRecord:
+    """One game between bots; seat ``s`` plays ``levels[s % len(levels)]``.
+
+    Raises :class:`BotError` if a bot's move is refused or a bot awaited does nothing.
+    """
+    opts = GAME.options(options)
+    players = GAME.seats(opts)
+    state = GAME.setup(opts, players, seed)
+    bots = [GAME.bot(levels[s % len(levels)]) for s in range(players)]
+    rngs = [rng(seed, "bot", s) for s in range(players)]
+    order = rng(seed, "order")
+    record = GameRecord(seed, players, named=None if opts.custom_deck else 0)
+    deck_seed = state.deck_seed
+    language = opts.language
+    while GAME.result(state) is None:
+        if record.moves >= max_moves:
+            return record
+        awaited = sorted(GAME.to_act(state))
+        seat = awaited[0] if len(awaited) == 1 else order.choice(awaited)
+        view = GAME.view(state, seat)
+        move = bots[seat].act(view, seat, rngs[seat])
+        if move is None:
+            raise BotError(f"seat {seat} ({bots[seat].level}) did nothing in phase {state.phase}")
+        try:
+            state, events = GAME.apply(state, seat, move)
+        except GameError as exc:
+            raise BotError(f"seat {seat} ({bots[seat].level}) played {move!r}: {exc}") from exc
+        record.moves += 1
+        if isinstance(move, PlayCard | Exchange):
+            record.turns += 1
+        for event in events:
+            _count(record, event, deck_seed, language)
+    record.finished = True
+    return record
+
+
+def _count(record: GameRecord, event: object, deck_seed: int | None, language: str) -> None:
+    if isinstance(event, FirstWordGiven | CardPlayed):
+        record.words += 1
+        if isinstance(event, CardPlayed):
+            record.plays += 1
+        if record.named is not None and deck_seed is not None:
+            record.named += names_card(card(deck_seed, event.card), event.word, language)
+    elif isinstance(event, VoteResolved):
+        if event.passed:
+            record.passed += 1
+        else:
+            record.failed += 1
+    elif isinstance(event, Penalty):
+        record.penalties[event.reason] += 1
+    elif isinstance(event, CardsExchanged):
+        record.exchanges += 1
+        record.exchanged_cards += len(event.cards)
+    elif isinstance(event, DeckReshuffled):
+        record.reshuffles += 1
+    elif isinstance(event, FinalRound):
+        record.final_round = True
+    elif isinstance(event, GameEnded):
+        record.winners = len(event.winners)
+
+
+def run_games(
+    options: Mapping[str, Any],
+    games: int,
+    seed: int,
+    levels: Sequence[str] = ("normal",),
+    *,
+    max_moves: int = MAX_MOVES,
+) -> Iterator[GameRecord]:
+    """Play ``games`` games; game ``i`` uses the table seed ``derive_seed(seed, "game", i)``."""
+    for i in range(games):
+        yield play_game(options, derive_seed(seed, "game", i), levels, max_moves=max_moves)
+
+
+@dataclass
+class Tally:
+    """Many games summed up."""
+
+    records: list[GameRecord] = field(default_factory=list)
+
+    def add(self, record: GameRecord) -> None:
+        self.records.append(record)
+
+    @property
+    def games(self) -> int:
+        return len(self.records)
+
+    def total(self, key: Callable[[GameRecord], float]) -> float:
+        return sum(key(r) for r in self.records)
+
+
+def _spread(values: Sequence[float]) -> str:
+    if not values:
+        return "-"
+    return (
+        f"mean {statistics.fmean(values):.1f}, median {statistics.median(values):g}, "
+        f"max {max(values):g}"
+    )
+
+
+def _rate(count: float, out_of: float) -> str:
+    return f"{count:g} ({100 * count / out_of:.1f}%)" if out_of else f"{count:g}"
+
+
+def summary_rows(tally: Tally) -> list[tuple[str, str]]:
+    """The figures of a run as (what, how much) rows, for a table on the terminal."""
+    done = [r for r in tally.records if r.finished]
+    games = tally.games
+    plays = tally.total(lambda r: r.plays)
+    turns = tally.total(lambda r: r.turns)
+    votes = tally.total(lambda r: r.passed + r.failed)
+    penalty = Counter[str]()
+    for r in tally.records:
+        penalty.update(r.penalties)
+    winners = Counter(r.winners for r in done)
+    rows = [
+        ("games", f"{games} ({len(done)} finished, {games - len(done)} given up)"),
+        ("turns per game", _spread([r.turns for r in done])),
+        ("moves per game", _spread([r.moves for r in done])),
+        ("cards played", f"{plays:g} ({plays / games:.1f} a game)" if games else "0"),
+        ("votes passed", _rate(tally.total(lambda r: r.passed), votes)),
+        ("votes failed", _rate(tally.total(lambda r: r.failed), votes)),
+        ("ん penalties", _rate(penalty["ends_with_n"], plays)),
+        ("same-ends penalties", _rate(penalty["same_ends"], plays)),
+        ("used-joint penalties", _rate(penalty["banned_joint"], plays)),
+        ("exchanges (of turns)", _rate(tally.total(lambda r: r.exchanges), turns)),
+        ("cards exchanged", f"{tally.total(lambda r: r.exchanged_cards):g}"),
+        ("reshuffles", f"{tally.total(lambda r: r.reshuffles):g} in "
+                       f"{sum(1 for r in tally.records if r.reshuffles)} games"),
+        ("final rounds", _rate(sum(1 for r in tally.records if r.final_round), games)),
+        ("winners per game", ", ".join(f"{n}: {winners[n]}" for n in sorted(winners)) or "-"),
+    ]  # fmt: skip
+    named = [r for r in tally.records if r.named is not None]
+    if named:
+        words = sum(r.words for r in named)
+        rows.append(("words naming their card", _rate(sum(r.named or 0 for r in named), words)))
+    return rows
