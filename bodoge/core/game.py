@@ -143,6 +143,37 @@ class Game(ABC, Generic[S, M, Opts]):
         """Seats that may move now: those awaited, plus any allowed to act out of turn."""
         return self.to_act(state)
 
+    def public_to_act(self, state: S, seat: Seat | None) -> frozenset[Seat]:
+        """The awaited seats that ``seat`` (``None``: a spectator) may be told of.
+
+        Everything the server sends a seat about who is awaited (``to_act``,
+        turn deadlines) goes through this.  A game hides seats when being
+        awaited is itself a secret: during a secret vote, the voters no longer
+        awaited are the ones who have voted.
+        """
+        return self.to_act(state)
+
+    def public_move(
+        self, state: S, seat: Seat | None, move: M, viewer: Seat | None
+    ) -> tuple[Seat | None, dict[str, JSON] | None]:
+        """Who made ``move`` (which led to ``state``) and the move, as ``viewer`` may learn them.
+
+        Used for the mover shown with each event and for the moves of a
+        finished game's history.  The default shows both; a game returns
+        ``None`` for a secret mover (a secret vote), and ``None`` or a smaller
+        public form for a move that holds a secret after the game too.
+        """
+        return seat, self.move_to_json(move)
+
+    def asset(self, path: str) -> tuple[bytes, str] | None:
+        """A file the game draws on the fly (card art), as ``(content, media type)``.
+
+        The server serves it at ``/api/games/{id}/assets/{path}``; ``None``
+        (the default, also for any path the game does not know): 404.
+        Content must depend on the path alone, since it is cached for long.
+        """
+        return None
+
     def clock(self, state: S) -> Clock[M] | None:
         """A rule-level time limit running now, if the options asked for one."""
         return None

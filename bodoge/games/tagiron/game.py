@@ -184,7 +184,7 @@ class TagironGame(Game[TagironState, Move, TagironOptions]):
         raise BadMove(f"not a Tagiron move: {move!r}")
 
     def assist(self, view: Mapping[str, JSON], seat: Seat) -> dict[str, JSON] | None:
-        from bodoge.games.tagiron.assist import analyse_view
+        from bodoge.games.tagiron.analysis import analyse_view
 
         return analyse_view(view, seat)
 

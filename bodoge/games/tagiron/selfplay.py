@@ -1,0 +1,287 @@
+"""Bots playing Tagiron against each other, and a solo measure of questioning.
+
+Games go through :class:`~bodoge.games.tagiron.game.TagironGame` exactly as on
+a table: each bot sees only its seat's view.  With 3–4 players every seat that
+may declare is asked after each move (in a seeded random order) before the
+seat whose turn it is, as the server does.
+
+>>> r = play_game(2, ["normal", "easy"], seed=4)
+>>> r.places in [(1, 2), (2, 1), (1, 1)] and r.questions > 0
+True
+>>> lo, hi = wilson(55, 100)
+>>> round(lo, 3), round(hi, 3)
+(0.452, 0.644)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from bodoge.core.errors import GameError
+from bodoge.core.rng import derive_seed, rng
+from bodoge.games.tagiron.bots import make_bot
+from bodoge.games.tagiron.game import TagironGame
+from bodoge.games.tagiron.position import Position
+from bodoge.games.tagiron.rules import Ask, Asked, Declare, Declared, TagironState, questions
+from bodoge.games.tagiron.solver import Deduction, face_up_variants
+
+GAME = TagironGame()
+MAX_MOVES = 400
+
+
+class BotError(AssertionError):
+    """A bot made an illegal move, stalled, or declared wrongly while certain."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    seed: int
+    levels: tuple[str, ...]
+    places: tuple[int | None, ...]
+    reason: str
+    questions: int
+    #: Seat of each declaration and whether it was right.
+    declarations: tuple[tuple[int, bool], ...] = ()
+
+
+def play_game(
+    players: int,
+    levels: Sequence[str],
+    seed: int,
+    *,
+    check_certainty: bool = False,
+) -> GameRecord:
+    """One whole game between bots of the given levels (by seat).
+
+    With ``check_certainty``, every declaration made while the declarer's own
+    deduction was certain must be right (raises :class:`BotError` otherwise).
+    """
+    state = GAME.setup(GAME.options({"players": players}), players, seed)
+    bots = [make_bot(level) for level in levels]
+    rngs = [rng(seed, "bot", s) for s in range(players)]
+    order_rng = rng(seed, "consult")
+    for _ in range(MAX_MOVES):
+        if state.result is not None:
+            break
+        state = _step(state, bots, rngs, order_rng, check_certainty)
+    else:
+        raise BotError(f"game {seed} ran past {MAX_MOVES} moves")
+    assert state.result is not None
+    return GameRecord(
+        seed=seed,
+        levels=tuple(levels),
+        places=state.result.places,
+        reason=state.result.reason,
+        questions=sum(isinstance(e, Asked) for e in state.log),
+        declarations=tuple((e.seat, e.right) for e in state.log if isinstance(e, Declared)),
+    )
+
+
+def _step(state: TagironState, bots, rngs, order_rng, check_certainty: bool) -> TagironState:
+    turn = state.turn
+    others = sorted(s for s in GAME.may_act(state) if s != turn)
+    order_rng.shuffle(others)
+    for seat in [*others, turn]:
+        if seat is None:
+            continue
+        view = GAME.view(state, seat)
+        move = bots[seat].act(view, seat, rngs[seat])
+        if move is None:
+            if seat == turn:
+                raise BotError(f"{bots[seat].level} bot in seat {seat} did nothing on its turn")
+            continue
+        certain = False
+        if check_certainty and isinstance(move, Declare):
+            certain = Deduction(Position.from_view(view)).certain
+        try:
+            state, _ = GAME.apply(state, seat, move)
+        except GameError as exc:
+            raise BotError(f"{bots[seat].level} bot in seat {seat} played {move}: {exc}") from exc
+        if certain and not state.log[-1].right:
+            raise BotError(f"seat {seat} declared {move.tiles} wrongly while certain")
+        return state
+    raise BotError("nobody moved")
+
+
+def seat_rotation(levels: Sequence[str], game_number: int) -> tuple[str, ...]:
+    """The levels rotated so that over ``len(levels)`` games each sits in every seat."""
+    shift = game_number % len(levels)
+    return tuple(levels[shift:]) + tuple(levels[:shift])
+
+
+# --- solo questioning ---------------------------------------------------------------
+
+
+def solo_questions(level: str, seed: int) -> int:
+    """Questions one 2-player asker needs until the opponent's hand is certain.
+
+    Only one seat asks, from six face-up cards refilled from the deck; its
+    opponent never asks.  ``level`` is ``random``/``easy``, ``normal`` or
+    ``expert`` (which, alone, does not shun shared cards).  If the cards run
+    out first, the count is the number asked plus one (no more could be asked).
+    """
+    state = GAME.setup(GAME.options({"players": 2}), 2, seed)
+    seat = state.turn
+    if level == "expert":
+        from bodoge.games.tagiron.bots import ExpertBot
+
+        bot = ExpertBot(leak=0.0)  # alone: nobody hears a shared card's answer
+    else:
+        bot = None if level in ("random", "easy") else make_bot(level)
+    choose = rng(seed, "solo")
+    asked = 0
+    while True:
+        view = GAME.view(state, seat)
+        position = Position.from_view(view)
+        deduction = Deduction(position)
+        if deduction.certain:
+            return asked
+        if not state.face_up:
+            return asked + 1
+        if bot is None:
+            move = choose.choice(questions(state))
+        else:
+            move = bot.act(view, seat, choose)
+            if not isinstance(move, Ask):  # a guess is not a question: ask the best one
+                bits = deduction.question_bits(face_up_variants(state.face_up))
+                card, choice = max(bits, key=bits.__getitem__)
+                move = Ask(card, choice)
+        state, _ = GAME.apply(state, seat, move)
+        asked += 1
+        # the opponent passes its turn without asking: hand the turn back
+        state = _replace_turn(state, seat)
+
+
+def _replace_turn(state: TagironState, seat: int) -> TagironState:
+    from dataclasses import replace
+
+    return replace(state, turn=seat) if state.phase == "play" else state
+
+
+# --- statistics ------------------------------------------------------------------------
+
+
+def wilson(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval for a proportion (95% by default)."""
+    if trials == 0:
+        return 0.0, 1.0
+    p = successes / trials
+    denom = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass
+class Tally:
+    """Results by level over many games."""
+
+    players: int
+    levels: tuple[str, ...]
+    games: int = 0
+    questions: int = 0
+    draws: int = 0
+    #: per distinct level: games won (place 1 alone in 2 players / first place)
+    wins: dict[str, float] = field(default_factory=dict)
+    seats: dict[str, int] = field(default_factory=dict)
+    #: per ordered pair of levels: (ahead, behind) counts over seat pairs
+    ahead: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    places: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(self, record: GameRecord) -> None:
+        self.games += 1
+        self.questions += record.questions
+        places = [p if p is not None else record_worst(record) for p in record.places]
+        firsts = [s for s, p in enumerate(record.places) if p == 1]
+        if len(firsts) != 1:
+            self.draws += 1 if self.players == 2 else 0
+        for s, level in enumerate(record.levels):
+            self.seats[level] = self.seats.get(level, 0) + 1
+            self.places.setdefault(level, []).append(places[s])
+            if firsts == [s]:
+                self.wins[level] = self.wins.get(level, 0) + 1
+            for t, other in enumerate(record.levels):
+                if t == s or other == level:
+                    continue
+                cell = self.ahead.setdefault((level, other), [0, 0])
+                if places[s] < places[t]:
+                    cell[0] += 1
+                elif places[s] > places[t]:
+                    cell[1] += 1
+
+
+def record_worst(record: GameRecord) -> int:
+    """Unplaced seats (eliminated, or left when the cards ran out) count as last."""
+    return len(record.places) + 1
+
+
+def _play_many(args: tuple[int, tuple[str, ...], int, list[int]]) -> list[GameRecord]:
+    players, levels, seed, numbers = args
+    return [
+        play_game(players, seat_rotation(levels, i), derive_seed(seed, "game", i)) for i in numbers
+    ]
+
+
+def run_games(
+    players: int,
+    levels: Sequence[str],
+    games: int,
+    seed: int,
+    *,
+    jobs: int = 1,
+    progress: Callable[[GameRecord], None] | None = None,
+) -> Iterable[GameRecord]:
+    """Play ``games`` games, seats rotated, optionally over several processes."""
+    levels = tuple(levels)
+    numbers = list(range(games))
+    if jobs <= 1:
+        for i in numbers:
+            record = play_game(players, seat_rotation(levels, i), derive_seed(seed, "game", i))
+            if progress:
+                progress(record)
+            yield record
+        return
+    import multiprocessing
+
+    batches = [(players, levels, seed, numbers[i : i + 4]) for i in range(0, games, 4)]
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        for batch in pool.imap_unordered(_play_many, batches):
+            for record in batch:
+                if progress:
+                    progress(record)
+                yield record
+
+
+def _solo_many(args: tuple[str, int, list[int]]) -> list[int]:
+    level, seed, numbers = args
+    return [solo_questions(level, derive_seed(seed, "solo", i)) for i in numbers]
+
+
+def run_solo(
+    level: str,
+    games: int,
+    seed: int,
+    *,
+    jobs: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> Iterable[int]:
+    numbers = list(range(games))
+    batches = [(level, seed, numbers[i : i + 10]) for i in range(0, games, 10)]
+    if jobs <= 1:
+        results = map(_solo_many, batches)
+    else:
+        import multiprocessing
+
+        pool = multiprocessing.get_context("fork").Pool(jobs)
+        results = pool.imap_unordered(_solo_many, batches)
+    try:
+        for batch in results:
+            for count in batch:
+                if progress:
+                    progress(count)
+                yield count
+    finally:
+        if jobs > 1:
+            pool.close()

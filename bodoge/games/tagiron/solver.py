@@ -1,0 +1,516 @@
+"""Exact deduction from one seat: the target's candidates and each question's worth.
+
+From a :class:`~bodoge.games.tagiron.position.Position` (one seat's tiles and
+the public log) a :class:`Deduction` counts every *world* — every way the
+physical tiles this seat cannot see may lie — that agrees with every answer,
+and from those counts gives
+
+* the candidates for the target (the opponent's hand with 2 players, the
+  centre with 3–4) with their probabilities, as distinct tile sets;
+* the chance of each tile in each position of the target, and of each tile
+  being in it at all;
+* for every face-up question, the mutual information in bits between the
+  target and the answers it would get.
+
+How (see ``docs/solver.md``): a seat's answers only ever depend on its own
+hand, so a seat is a boolean vector over the ``C(n, k)`` hands that agree with
+everything it answered.  The joint worlds are disjoint tuples of hands; the
+pair and split tables of :mod:`~bodoge.games.tagiron.worlds` list the disjoint
+tuples once per process, so with 3 players the 756,756 worlds are one
+vectorised filter, and with 4 players the 63,063,000 worlds are never listed:
+the centre's weight is a two-step sum, first over pairs of hands keyed by their
+union, then over (hand, union) splits keyed by the centre they leave.  Question
+values enumerate only the worlds still consistent, a block of centres at a time.
+
+>>> from bodoge.games.tagiron.position import Position
+>>> p = Position.from_json({"players": 2, "seat": 0, "hand": ["R0", "B0", "R1", "B1", "R2"],
+...     "log": [{"seat": 0, "card": "total_sum", "answers": {"0": 4, "1": 40}},
+...             {"seat": 0, "card": "where_6or7", "choice": 6, "answers": {"1": []}}]})
+>>> d = Deduction(p)
+>>> d.candidates()
+[(('R7', 'B7', 'R8', 'R9', 'B9'), 0.5), (('R7', 'B7', 'B8', 'R9', 'B9'), 0.5)]
+>>> round(d.question_bits([("red_count", None), ("where_5", None)])[("red_count", None)], 3)
+1.0
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from bodoge.games.tagiron.answers import answer
+from bodoge.games.tagiron.cards import CARDS
+from bodoge.games.tagiron.position import (
+    Declaration,
+    Position,
+    PositionError,
+    Question,
+    dumps,
+)
+from bodoge.games.tagiron.tiles import TILE_CODES
+from bodoge.games.tagiron.worlds import (
+    VARIANT_INDEX,
+    VARIANTS,
+    Universe,
+    answer_id,
+    answer_key,
+    combos,
+    hand_pairs,
+    hand_splits,
+    universe,
+    value_count,
+)
+
+Variant = tuple[str, int | None]
+
+#: Worlds enumerated at once when valuing questions (bounds memory, not results).
+CHUNK_WORLDS = 3_000_000
+#: Largest histogram kept as a dense array; larger ones are counted by sorting.
+DENSE_BINS = 6_000_000
+#: Blocks of the collapsed 4-player sum: entries, and (centre, answers) cells, at most;
+#: small enough for the histograms to stay in cache.
+BLOCK_ENTRIES = 1_000_000
+BLOCK_CELLS = 2_000_000
+#: Answer spaces up to this size are binned with the centre at once.
+NARROW = 4096
+
+
+def face_up_variants(face_up: Sequence[str]) -> list[Variant]:
+    """Every question that the face-up cards allow, each choice apart."""
+    out: list[Variant] = []
+    for card in face_up:
+        choices = CARDS[card].choices
+        out.extend((card, c) for c in choices) if choices else out.append((card, None))
+    return out
+
+
+def _xlogx(counts: np.ndarray) -> float:
+    c = counts[counts > 0].astype(np.float64)
+    return float(np.dot(c, np.log2(c)))
+
+
+def _entropy(counts: np.ndarray) -> float:
+    """Entropy in bits of a histogram (need not be normalised)."""
+    total = float(counts.sum())
+    if total <= 0:
+        return 0.0
+    return math.log2(total) - _xlogx(counts) / total
+
+
+def _blocks(
+    ends: np.ndarray, centres: np.ndarray, max_entries: int, max_centres: int
+) -> Iterator[tuple[int, int]]:
+    """Ranges of rows, sorted by centre, that keep each centre whole.
+
+    ``ends`` is the running total of entries per row; a block holds at most
+    ``max_entries`` entries and ``max_centres`` centres, unless one centre alone
+    is bigger.
+    """
+    begin, rows = 0, len(ends)
+    while begin < rows:
+        base = ends[begin - 1] if begin else 0
+        end = max(int(np.searchsorted(ends, base + max_entries, side="right")), begin + 1)
+        last = int(np.searchsorted(centres, centres[begin] + max_centres, side="left"))
+        end = max(min(end, last), begin + 1)
+        if end < rows:  # finish the last centre of the block
+            end = int(np.searchsorted(centres, centres[end - 1], side="right"))
+        yield begin, end
+        begin = end
+
+
+def _running_rank(sorted_values: np.ndarray) -> np.ndarray:
+    """``0, 0, 1, 1, 1, 2, ...``: the rank of each value in a sorted array."""
+    step = np.empty(len(sorted_values), dtype=np.int32)
+    if len(step):
+        step[0] = 0
+        np.not_equal(sorted_values[1:], sorted_values[:-1], out=step[1:], casting="unsafe")
+    return np.cumsum(step, dtype=np.int32)
+
+
+def _keyed_weighted_xlogx(keys: np.ndarray, weights: np.ndarray, size: int) -> float:
+    """``Σ c log2 c`` over the weight gathered by each key."""
+    if size <= DENSE_BINS:
+        return _xlogx(np.bincount(keys, weights=weights, minlength=size))
+    order = np.argsort(keys, kind="stable")
+    keys, weights = keys[order], weights[order]
+    starts = np.concatenate(([0], np.nonzero(np.diff(keys))[0] + 1))
+    return _xlogx(np.add.reduceat(weights, starts))
+
+
+def _keyed_xlogx(keys: np.ndarray, size: int) -> float:
+    """``Σ c log2 c`` over the multiplicities of ``keys`` (each key below ``size``)."""
+    if size <= DENSE_BINS:
+        return _xlogx(np.bincount(keys, minlength=size))
+    _, counts = np.unique(keys, return_counts=True)
+    return _xlogx(counts)
+
+
+def _compact(column: np.ndarray, ok: np.ndarray, variant: int) -> tuple[np.ndarray, int]:
+    """Answer ids renumbered ``0..m-1`` over the values that ``ok`` hands give."""
+    present = np.zeros(value_count(variant) + 1, dtype=bool)
+    present[column[ok]] = True
+    rank = np.cumsum(present) - 1
+    return rank[column].astype(np.int64), int(present.sum())
+
+
+@dataclass(frozen=True)
+class Candidate:
+    tiles: tuple[str, ...]
+    probability: float
+    #: Worlds (physical arrangements of the unseen tiles) with this target.
+    worlds: int
+
+
+class Deduction:
+    """Everything one seat can deduce; raises :class:`PositionError` if nothing fits."""
+
+    def __init__(self, position: Position) -> None:
+        self.position = position
+        self.universe: Universe = universe(position.hand, position.k)
+        self.others = position.others
+        self.ok, self.target_ok = self._constraints(position.log)
+        counts = self._target_counts(self.ok, self.target_ok)
+        if counts.sum() == 0:
+            self._blame()
+        #: Worlds per target hand (physical numbering of the universe).
+        self.counts = counts
+        self.worlds = round(counts.sum())
+
+    # --- constraints ------------------------------------------------------------
+
+    def _constraints(self, log: Sequence[object]) -> tuple[dict[int, np.ndarray], np.ndarray]:
+        pos, u = self.position, self.universe
+        size = len(u.hands)
+        ok = {s: np.ones(size, dtype=bool) for s in self.others}
+        answered = dict.fromkeys(self.others, 0)
+        target_ok = np.ones(size, dtype=bool)
+        for number, entry in enumerate(log, start=1):
+            if isinstance(entry, Question):
+                variant = VARIANT_INDEX[entry.card, entry.choice]
+                for s, given in entry.answers:
+                    where = entry.describe(number)
+                    if s == pos.seat:
+                        mine = answer(entry.card, pos.hand, entry.choice)
+                        if isinstance(given, bool) or answer_key(mine) != _key(given):
+                            raise PositionError(
+                                f"{where}: your own hand answers {dumps(mine)}, not {dumps(given)}"
+                            )
+                        continue
+                    ident = answer_id(variant, given)
+                    fits = u.answers[variant] == ident if ident >= 0 else np.zeros(size, bool)
+                    narrowed = ok[s] & fits
+                    if not narrowed.any():
+                        also = " and its earlier answers" if answered[s] else ""
+                        who = f" (seat {s})" if pos.players > 2 else ""
+                        raise PositionError(
+                            f"{where}: no hand is consistent with answer {dumps(given)}{who}{also}"
+                        )
+                    ok[s] = narrowed
+                    answered[s] += 1
+            elif isinstance(entry, Declaration) and entry.tiles is not None:
+                if pos.players == 2 and entry.seat != pos.seat:
+                    continue  # it named this seat's own tiles
+                same = u.hands_of_set(entry.tiles)
+                narrowed = target_ok & (same if entry.right else ~same)
+                if not narrowed.any():
+                    raise PositionError(
+                        f"{entry.describe(number)}: no target is left once it is "
+                        f"{'right' if entry.right else 'wrong'}"
+                    )
+                target_ok = narrowed
+        return ok, target_ok
+
+    def _blame(self) -> None:
+        """Name the first log entry after which no world is left."""
+        log = self.position.log
+        for end in range(1, len(log) + 1):
+            ok, target_ok = self._constraints(log[:end])
+            if self._target_counts(ok, target_ok).sum() == 0:
+                raise PositionError(
+                    f"{log[end - 1].describe(end)}: no arrangement of the unseen tiles fits "
+                    "this together with the earlier entries"
+                )
+        raise PositionError("no arrangement of the unseen tiles fits your hand")  # unreachable
+
+    # --- the target's weights -------------------------------------------------------
+
+    def _target_counts(self, ok: dict[int, np.ndarray], target_ok: np.ndarray) -> np.ndarray:
+        players, n, k = self.position.players, self.universe.n, self.universe.k
+        size = len(self.universe.hands)
+        if players == 2:
+            return (ok[self.others[0]] & target_ok).astype(np.float64)
+        if players == 3:
+            a, b = self.others
+            sp = hand_splits(n, k, k)
+            world = ok[a][sp.first] & ok[b][sp.second] & target_ok[sp.rest]
+            return np.bincount(sp.rest[world], minlength=size).astype(np.float64)
+        a, b, c = self.others
+        pair_weight = self._pair_weights(ok[b], ok[c])
+        sp = hand_splits(n, k, 2 * k)
+        weights = ok[a][sp.first] * pair_weight[sp.second]
+        return np.bincount(sp.rest, weights=weights, minlength=size) * target_ok
+
+    def _pair_weights(self, ok_b: np.ndarray, ok_c: np.ndarray) -> np.ndarray:
+        """For each union of two hands, how many ways seats b and c can hold it."""
+        n, k = self.universe.n, self.universe.k
+        hp = hand_pairs(n, k)
+        both = ok_b[hp.first] & ok_c[hp.second]
+        return np.bincount(hp.rest, weights=both, minlength=len(combos(n, 2 * k)))
+
+    # --- what the seat can read off the counts -----------------------------------
+
+    @cached_property
+    def set_weights(self) -> np.ndarray:
+        """Worlds per distinct target set (numbered as ``universe.sets``)."""
+        u = self.universe
+        return np.bincount(u.distinct, weights=self.counts, minlength=len(u.sets))
+
+    @property
+    def candidate_count(self) -> int:
+        """How many distinct tile sets the target may still be."""
+        return int(np.count_nonzero(self.set_weights))
+
+    @property
+    def certain(self) -> bool:
+        return self.candidate_count == 1
+
+    def candidates(self, limit: int | None = None) -> list[tuple[tuple[str, ...], float]]:
+        """Distinct target sets and their probabilities, the likeliest first."""
+        return [(c.tiles, c.probability) for c in self.ranked(limit)]
+
+    def ranked(self, limit: int | None = None) -> list[Candidate]:
+        weights = self.set_weights
+        live = np.nonzero(weights)[0]
+        order = live[np.lexsort((live, -weights[live]))]
+        if limit is not None:
+            order = order[:limit]
+        total = weights.sum()
+        sets = self.universe.sets
+        return [Candidate(sets[d], float(weights[d] / total), int(weights[d])) for d in order]
+
+    def best(self) -> tuple[tuple[str, ...], float]:
+        """The likeliest target and its probability."""
+        top = self.ranked(1)[0]
+        return top.tiles, top.probability
+
+    def slot_probabilities(self) -> list[dict[str, float]]:
+        """For each position of the target in hand order, each tile's probability."""
+        u, p = self.universe, self.counts / self.counts.sum()
+        out = []
+        for i in range(u.k):
+            by_code = np.bincount(u.slot_code[:, i], weights=p, minlength=len(TILE_CODES))
+            out.append({TILE_CODES[c]: float(by_code[c]) for c in np.nonzero(by_code > 1e-15)[0]})
+        return out
+
+    def tile_probabilities(self) -> dict[str, float]:
+        """For each tile code, the probability that the target holds it (at least one)."""
+        u, p = self.universe, self.counts / self.counts.sum()
+        out: dict[str, float] = {}
+        for code_number, code in enumerate(TILE_CODES):
+            holds = (u.slot_code == code_number).any(axis=1)
+            out[code] = float(p[holds].sum())
+        return out
+
+    # --- the worth of questions -----------------------------------------------------
+
+    def question_bits(self, variants: Sequence[Variant] | None = None) -> dict[Variant, float]:
+        """Expected information about the target, in bits, of asking each variant.
+
+        With 2 players the answer is a function of the target, so this is the
+        entropy of the opponent's answer; with 3–4 players it is the mutual
+        information between the centre and every other seat's answer.
+        """
+        if variants is None:
+            variants = face_up_variants(self.position.face_up)
+        variants = list(dict.fromkeys(variants))
+        if not variants:
+            return {}
+        ids = [VARIANT_INDEX[v] for v in variants]
+        if self.position.players == 2:
+            bits = self._bits_two(ids)
+        elif self.position.players == 4 and self.worlds > CHUNK_WORLDS:
+            bits = [self._bits_four_collapsed(v) for v in ids]
+        else:
+            bits = self._bits_group(ids)
+        return dict(zip(variants, bits, strict=True))
+
+    def _bits_two(self, ids: list[int]) -> list[float]:
+        live = np.nonzero(self.counts)[0]
+        table = self.universe.answers[:, live]
+        return [_entropy(np.bincount(table[v])) for v in ids]
+
+    def _bits_group(self, ids: list[int]) -> list[float]:
+        u, seats = self.universe, self.others
+        columns = [[_compact(u.answers[v], self.ok[s], v) for s in seats] for v in ids]
+        hist_a = [np.zeros(0) for _ in ids]
+        xlogx_ca = [0.0] * len(ids)
+        for centre, hands in self._world_blocks():
+            # blocks come sorted by centre, so ranks are a running count of changes
+            centre_rank = _running_rank(centre).astype(np.int64)
+            n_centres = int(centre_rank[-1]) + 1
+            for j, cols in enumerate(columns):
+                code = np.zeros(len(centre), dtype=np.int64)
+                size = 1
+                for (col, m), h in zip(cols, hands, strict=True):
+                    code = code * m + col[h]
+                    size *= m
+                hist = np.bincount(code, minlength=size)
+                hist_a[j] = hist if hist_a[j].size == 0 else hist_a[j] + hist
+                present = hist > 0
+                rank = np.cumsum(present) - 1
+                width = int(present.sum())
+                xlogx_ca[j] += _keyed_xlogx(centre_rank * width + rank[code], n_centres * width)
+        total = float(self.counts.sum())
+        h_c = _entropy(self.counts)
+        out = []
+        for j in range(len(ids)):
+            h_a = _entropy(hist_a[j])
+            h_ca = math.log2(total) - xlogx_ca[j] / total
+            out.append(max(0.0, h_c + h_a - h_ca))
+        return out
+
+    def _bits_four_collapsed(self, variant: int) -> float:
+        """One question's worth with 4 players, without listing the worlds.
+
+        Seats b and c enter only through the union ``S`` of their hands and the
+        pair of answers they give, so their pairs collapse to a table keyed by
+        ``(S, answers)`` with a multiplicity; each (seat a's hand, ``S``) split
+        then contributes one weighted entry per row of its ``S``.  The entries
+        are taken a block of centres at a time, as in :meth:`_world_blocks`.
+        """
+        u, ok = self.universe, self.ok
+        n, k = u.n, u.k
+        a, b, c = self.others
+        col_a, m_a = _compact(u.answers[variant], ok[a], variant)
+        col_b, m_b = _compact(u.answers[variant], ok[b], variant)
+        col_c, m_c = _compact(u.answers[variant], ok[c], variant)
+        hp = hand_pairs(n, k)
+        rows = np.nonzero(ok[b][hp.first] & ok[c][hp.second])[0]
+        width_bc = m_b * m_c
+        key = hp.rest[rows].astype(np.int64) * width_bc + col_b[hp.first[rows]] * m_c
+        key += col_c[hp.second[rows]]
+        n_unions = len(combos(n, 2 * k))
+        if n_unions * width_bc <= DENSE_BINS:
+            dense = np.bincount(key, minlength=n_unions * width_bc)
+            keys = np.nonzero(dense)[0]
+            mult = dense[keys].astype(np.float64)
+        else:
+            keys, counts = np.unique(key, return_counts=True)
+            mult = counts.astype(np.float64)
+        union, code_bc = np.divmod(keys, width_bc)
+        per_union = np.bincount(union, minlength=n_unions)
+        union_start = np.concatenate(([0], np.cumsum(per_union)))
+        pair_weight = np.bincount(hp.rest[rows], minlength=n_unions)
+        sp = hand_splits(n, k, 2 * k)
+        split_rows = np.nonzero(
+            ok[a][sp.first] & (pair_weight[sp.second] > 0) & self.target_ok[sp.rest]
+        )[0]
+        unions = sp.second[split_rows]
+        sizes = per_union[unions]
+        ends = np.cumsum(sizes)
+        centres = sp.rest[split_rows]
+        centre_rank = _running_rank(centres)
+        code_a = (col_a[sp.first[split_rows]] * width_bc).astype(np.int32)
+        mult = mult.astype(np.float64)
+        entry_base = union_start[unions] - (ends - sizes)
+        code_bc = code_bc.astype(np.int32)
+        width = m_a * width_bc
+        hist_a = np.zeros(width)
+        xlogx_ca = 0.0
+        narrow = width <= NARROW
+        entry_base = entry_base.astype(np.int32)
+        for begin, end in _blocks(ends, centres, BLOCK_ENTRIES, max(1, BLOCK_CELLS // width)):
+            base = ends[begin - 1] if begin else 0
+            count = sizes[begin:end]
+            entry = np.repeat(entry_base[begin:end], count)
+            entry += np.arange(base, ends[end - 1], dtype=np.int32)
+            code = np.repeat(code_a[begin:end], count)
+            code += code_bc[entry]
+            weight = mult[entry]
+            centre_here = centre_rank[begin:end] - centre_rank[begin]
+            if narrow:  # (centre, answers) cells straight away
+                n_c = int(centre_here[-1]) + 1
+                code += np.repeat(centre_here * width, count)
+                dense = np.bincount(code, weights=weight, minlength=n_c * width)
+                hist_a += dense.reshape(n_c, width).sum(axis=0)
+                xlogx_ca += _xlogx(dense)
+                continue
+            hist = np.bincount(code, weights=weight, minlength=width)
+            hist_a += hist
+            present = hist > 0
+            rank = (np.cumsum(present) - 1).astype(np.int32)
+            kinds = int(present.sum())
+            cell = np.repeat(centre_here * kinds, count)
+            cell += rank[code]
+            xlogx_ca += _xlogx(np.bincount(cell, weights=weight))
+        total = float(self.counts.sum())
+        h_ca = math.log2(total) - xlogx_ca / total
+        return max(0.0, _entropy(self.counts) + _entropy(hist_a) - h_ca)
+
+    def _world_blocks(self) -> Iterator[tuple[np.ndarray, list[np.ndarray]]]:
+        """The consistent worlds, as (centre, [hand of each other seat]) arrays.
+
+        Each block holds every world of the centres it covers, so per-centre
+        counts never straddle two blocks.
+        """
+        u, ok = self.universe, self.ok
+        n, k = u.n, u.k
+        if self.position.players == 3:
+            a, b = self.others
+            sp = hand_splits(n, k, k)
+            world = ok[a][sp.first] & ok[b][sp.second] & self.target_ok[sp.rest]
+            idx = np.nonzero(world)[0]
+            yield sp.rest[idx], [sp.first[idx], sp.second[idx]]
+            return
+        a, b, c = self.others
+        hp = hand_pairs(n, k)
+        pair_rows = np.nonzero(ok[b][hp.first] & ok[c][hp.second])[0]  # sorted by union
+        per_union = np.bincount(hp.rest[pair_rows], minlength=len(combos(n, 2 * k)))
+        union_start = np.concatenate(([0], np.cumsum(per_union)))
+        sp = hand_splits(n, k, 2 * k)
+        split_rows = np.nonzero(
+            ok[a][sp.first] & (per_union[sp.second] > 0) & self.target_ok[sp.rest]
+        )[0]  # sorted by centre
+        sizes = per_union[sp.second[split_rows]]
+        ends = np.cumsum(sizes)
+        centres = sp.rest[split_rows]
+        begin = 0
+        while begin < len(split_rows):
+            base = ends[begin - 1] if begin else 0
+            end = int(np.searchsorted(ends, base + CHUNK_WORLDS, side="right"))
+            end = max(end, begin + 1)
+            if end < len(split_rows):  # finish the last centre of the block
+                end = int(np.searchsorted(centres, centres[end - 1], side="right"))
+            rows = split_rows[begin:end]
+            count = sizes[begin:end]
+            which = np.repeat(np.arange(len(rows)), count)
+            offset = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+            pair = pair_rows[union_start[sp.second[rows]][which] + offset]
+            yield sp.rest[rows][which], [sp.first[rows][which], hp.first[pair], hp.second[pair]]
+            begin = end
+
+
+def _key(value: object) -> object:
+    try:
+        return answer_key(value)
+    except TypeError:
+        return object()
+
+
+def analyse(position: Position) -> Deduction:
+    """A :class:`Deduction` for a position (raises :class:`PositionError`)."""
+    return Deduction(position)
+
+
+__all__ = [
+    "VARIANTS",
+    "Candidate",
+    "Deduction",
+    "PositionError",
+    "analyse",
+    "face_up_variants",
+]

@@ -1,0 +1,229 @@
+"""The Starlette application: HTTP endpoints, static files and the ``/ws`` WebSocket."""
+
+from __future__ import annotations
+
+import gc
+import inspect
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket
+
+from bodoge.core.game import Game
+from bodoge.server.assets import asset_routes
+from bodoge.server.assets import error as http_error
+from bodoge.server.config import ServerConfig
+from bodoge.server.connection import Frame
+from bodoge.server.protocol import TABLE_ID, ProtocolError, iso
+from bodoge.server.service import Server
+from bodoge.server.table import LiveTable, Step
+
+JSON = Any
+WEB_STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
+
+# Shown only while the front-end is not installed.
+FALLBACK_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>bodoge</title></head>
+<body><h1>bodoge</h1><p>The server is running, but the web front-end is not installed.
+See <code>docs/protocol.md</code> to write a client.</p></body></html>
+"""
+
+HTML_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "Content-Security-Policy": "object-src 'none'; base-uri 'self'; frame-ancestors 'self'",
+}
+
+
+class AssetFiles(StaticFiles):
+    """Static files whose folder may appear later (or never): 404 until it exists."""
+
+    async def check_config(self) -> None:
+        if self.directory is not None and not Path(self.directory).is_dir():
+            raise HTTPException(404)
+
+
+class StarletteTransport:
+    def __init__(self, websocket: WebSocket) -> None:
+        self.websocket = websocket
+
+    async def send(self, text: str) -> None:
+        await self.websocket.send_text(text)
+
+    async def close(self, code: int) -> None:
+        await self.websocket.close(code)
+
+
+def game_web_dir(game: object) -> Path:
+    """A game's browser assets: the ``web`` folder beside the module defining it."""
+    return Path(inspect.getfile(type(game))).resolve().parent / "web"
+
+
+def history_json(table: LiveTable, seat: int | None) -> dict[str, JSON]:
+    """A finished table's moves, what ``seat`` saw of each, and its view after each move."""
+    game = table.game
+    first = game.setup(table.options, len(table.seats), table.seed)
+    return {
+        "table": table.summary(),
+        "seed": table.seed,
+        "options": table.options_json,
+        "seat": seat,
+        "moves": [_public_step(game, s, seat) for s in table.steps],
+        "events": [
+            [o for o in (game.observe(e, seat) for e in s.events) if o is not None]
+            for s in table.steps
+        ],
+        "views": [game.view(first, seat)] + [game.view(s.state, seat) for s in table.steps],
+        "result": result.to_json() if (result := game.result(table.state)) else None,
+    }
+
+
+def _public_step(game: Game, step: Step, viewer: int | None) -> dict[str, JSON]:
+    """A move of the history as ``viewer`` may see it (a game may keep a mover or a move secret)."""
+    mover, move = game.public_move(step.state, step.seat, step.move, viewer)
+    return {
+        "n": step.n,
+        "seat": mover,
+        "move": move,
+        "at": iso(step.at),
+        "actor": step.actor if mover == step.seat else None,
+    }
+
+
+def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = None) -> Starlette:
+    server = Server(config)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await server.start()
+        app.state.server = server
+        # Everything loaded so far (modules, games, restored tables) lives as long as the
+        # process: keep it out of the garbage collector's full passes, which pause the loop.
+        gc.collect()
+        gc.freeze()
+        if on_ready is not None:
+            on_ready()
+        try:
+            yield
+        finally:
+            await server.stop()
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def index(request: Request) -> Response:
+        page = WEB_STATIC / "index.html"
+        if page.is_file():
+            return FileResponse(page, headers=HTML_HEADERS)
+        return HTMLResponse(FALLBACK_PAGE, headers=HTML_HEADERS)
+
+    async def games(request: Request) -> Response:
+        return JSONResponse(
+            [
+                {
+                    "id": g.id,
+                    "title": dict(g.title),
+                    "min_seats": g.min_seats,
+                    "max_seats": g.max_seats,
+                    "bot_levels": list(g.bot_levels),
+                    "defaults": g.options_json(g.options({})),
+                }
+                for g in server.games.values()
+            ]
+        )
+
+    async def table_list(request: Request) -> Response:
+        status = request.query_params.get("status", "open")
+        if status == "open":
+            tables = [t.summary() for t in server.tables.open_tables()]
+            return JSONResponse({"tables": sorted(tables, key=lambda t: t["created_at"])})
+        if status == "finished":
+            records = await server.store.finished_tables(50)
+            return JSONResponse(
+                {
+                    "tables": [
+                        {
+                            "id": r.id,
+                            "game": r.game,
+                            "options": r.options,
+                            "status": r.status,
+                            "created_at": iso(r.created_at),
+                            "finished_at": iso(r.finished_at),
+                            "result": r.result,
+                        }
+                        for r in records
+                    ]
+                }
+            )
+        return http_error(400, "bad_request", "status is open or finished")
+
+    async def _table(request: Request) -> LiveTable | Response:
+        table_id = request.path_params["table_id"]
+        if not TABLE_ID.fullmatch(table_id):
+            return http_error(404, "unknown_table", "no such table")
+        try:
+            return await server.tables.get(table_id)
+        except ProtocolError:
+            return http_error(404, "unknown_table", "no such table")
+
+    async def table_summary(request: Request) -> Response:
+        table = await _table(request)
+        if isinstance(table, Response):
+            return table
+        return JSONResponse(table.summary())
+
+    async def history(request: Request) -> Response:
+        table = await _table(request)
+        if isinstance(table, Response):
+            return table
+        if table.status != "finished":
+            return http_error(409, "not_finished", "the history is shown once the game is over")
+        raw = request.query_params.get("seat")
+        seat: int | None = None
+        if raw is not None:
+            if not raw.isdigit() or int(raw) >= len(table.seats):
+                return http_error(400, "bad_seat", "no such seat at this table")
+            seat = int(raw)
+        return JSONResponse(history_json(table, seat))
+
+    async def ws(websocket: WebSocket) -> None:
+        await websocket.accept()
+        connection = server.connect(StarletteTransport(websocket))
+
+        async def receive() -> Frame:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return None
+            text = message.get("text")
+            return text if text is not None else message.get("bytes") or b""
+
+        await connection.run(receive)
+
+    routes: list[BaseRoute] = [
+        Route("/", index),
+        Route("/t/{table_id}", index),
+        Route("/healthz", healthz),
+        Route("/api/games", games),
+        Route("/api/tables", table_list),
+        Route("/api/tables/{table_id}", table_summary),
+        Route("/api/tables/{table_id}/history", history),
+        *asset_routes(server),
+        WebSocketRoute("/ws", ws),
+    ]
+    for game in server.games.values():
+        routes.append(
+            Mount(
+                f"/static/games/{game.id}",
+                AssetFiles(directory=game_web_dir(game), check_dir=False),
+            )
+        )
+    routes.append(Mount("/static", AssetFiles(directory=WEB_STATIC, check_dir=False)))
+    return Starlette(routes=routes, lifespan=lifespan)

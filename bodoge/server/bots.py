@@ -1,0 +1,124 @@
+"""Runs bots and the assistant away from the event loop.
+
+A bot may think for a second; in the server's thread it would hold the GIL
+and every table would stutter.  So by default bots run in worker processes
+(``spawn``ed, so no lock or thread of the server is copied into them); with
+``workers=0`` they run in threads instead (in-process tests, tiny machines).
+Workers receive only JSON-ready data: the game id, the seat's view and a seed,
+so a bot sees exactly what a person in that seat sees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+from collections.abc import Callable, Mapping
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from functools import partial
+from typing import Any, TypeVar
+
+from bodoge.core.game import Bot, Game
+from bodoge.core.rng import rng
+
+log = logging.getLogger(__name__)
+
+JSON = Any
+T = TypeVar("T")
+
+# Bots are made once per process and level: they see only the view, so they keep no game state.
+_bots: dict[tuple[str, str], Bot] = {}
+
+
+def _game(game_id: str, games: Mapping[str, Game] | None) -> Game:
+    if games is not None:
+        return games[game_id]
+    from bodoge.games import get
+
+    return get(game_id)
+
+
+def run_bot(
+    game_id: str,
+    level: str,
+    view: Mapping[str, JSON],
+    seat: int,
+    seed: int,
+    games: Mapping[str, Game] | None = None,
+) -> dict[str, JSON] | None:
+    """The move a bot makes in this view, as JSON, or ``None`` (nothing to do)."""
+    game = _game(game_id, games)
+    bot = _bots.get((game_id, level))
+    if bot is None:
+        bot = _bots[(game_id, level)] = game.bot(level)
+    move = bot.act(view, seat, rng(seed, "bot"))
+    return None if move is None else game.move_to_json(move)
+
+
+def run_assist(
+    game_id: str, view: Mapping[str, JSON], seat: int, games: Mapping[str, Game] | None = None
+) -> dict[str, JSON] | None:
+    return _game(game_id, games).assist(view, seat)
+
+
+def _warm_up() -> None:
+    from bodoge.games import registry
+
+    registry()
+
+
+class BotRunner:
+    """Runs ``run_bot``/``run_assist`` in a pool and awaits the answer."""
+
+    def __init__(
+        self, workers: int, games: Mapping[str, Game] | None = None, timeout: float = 60.0
+    ) -> None:
+        self.workers = workers
+        self.timeout = timeout
+        # Worker processes import the registry themselves; threads use ours.
+        self._games = None if workers > 0 else games
+        self._pool: Executor | None = None
+
+    def _executor(self) -> Executor:
+        if self._pool is None:
+            if self.workers > 0:
+                self._pool = ProcessPoolExecutor(
+                    self.workers,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_warm_up,
+                )
+            else:
+                self._pool = ThreadPoolExecutor(2, thread_name_prefix="bot")
+        return self._pool
+
+    def warm_up(self) -> None:
+        """Start the workers now rather than on the first bot move."""
+        if self.workers > 0:
+            self._executor().submit(_warm_up)
+
+    async def act(
+        self, game_id: str, level: str, view: Mapping[str, JSON], seat: int, seed: int
+    ) -> dict[str, JSON] | None:
+        return await self._run(partial(run_bot, game_id, level, view, seat, seed, self._games))
+
+    async def assist(
+        self, game_id: str, view: Mapping[str, JSON], seat: int
+    ) -> dict[str, JSON] | None:
+        return await self._run(partial(run_assist, game_id, view, seat, self._games))
+
+    async def _run(self, job: Callable[[], T]) -> T:
+        loop = asyncio.get_running_loop()
+        try:
+            return await asyncio.wait_for(loop.run_in_executor(self._executor(), job), self.timeout)
+        except BrokenProcessPool:
+            # A worker died (out of memory, a crash in a bot): start afresh next time.
+            log.error("a bot worker died; restarting the pool")
+            self._pool = None
+            raise
+
+    async def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            # Waiting (in a thread) lets the workers exit cleanly instead of being orphaned.
+            await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)

@@ -1,0 +1,95 @@
+"""``bodoge serve``: one process serving the web front-end, the protocol and the store."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import resource
+import socket
+from pathlib import Path
+
+import platformdirs
+
+from bodoge.server.config import ServerConfig
+from bodoge.store import sqlite_url
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("serve", help="run the table server")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="port (0: any free port)")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="data folder for the SQLite store (default: the per-user data folder)",
+    )
+    parser.add_argument(
+        "--db", default=None, help="database URL instead, e.g. postgresql+asyncpg://..."
+    )
+    parser.add_argument(
+        "--bot-delay", type=float, default=0.5, help="seconds a bot waits before moving"
+    )
+    parser.add_argument(
+        "--bot-workers",
+        type=int,
+        default=1,
+        help="processes running bots and the assistant (0: threads in the server)",
+    )
+    parser.add_argument("--log-level", default="warning", help="uvicorn's log level")
+    parser.set_defaults(func=serve)
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("bodoge", appauthor=False))
+
+
+def raise_file_limit() -> None:
+    """Each connection is a file descriptor: allow as many as the system lets us."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        target = 1 << 20 if hard == resource.RLIM_INFINITY else hard
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+def serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from bodoge.server.app import create_app
+
+    data = args.data or default_data_dir()
+    db_url = args.db or sqlite_url(data)
+    raise_file_limit()
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((args.host, args.port))
+    sock.listen(2048)  # connections made as soon as the URL is printed wait in the backlog
+    port = sock.getsockname()[1]
+    shown_host = f"[{args.host}]" if family == socket.AF_INET6 else args.host
+    url = f"http://{shown_host}:{port}/"
+
+    def ready() -> None:
+        where = db_url if args.db else str(data)
+        print(f"bodoge: serving on {url}  (data: {where})", flush=True)
+
+    config = ServerConfig(db_url=db_url, bot_delay=args.bot_delay, bot_workers=args.bot_workers)
+    app = create_app(config, on_ready=ready)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            log_level=args.log_level,
+            access_log=False,
+            ws_max_size=config.limits.frame_bytes,
+            # Compression costs CPU and memory per connection; game messages are small.
+            ws_per_message_deflate=False,
+            lifespan="on",
+            timeout_graceful_shutdown=5,
+        )
+    )
+    server.run(sockets=[sock])
+    return 0 if server.started else 1

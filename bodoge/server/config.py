@@ -1,0 +1,48 @@
+"""The server's settings and the limits it enforces on every connection."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from bodoge.core.game import Game
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one connection may do.  ``docs/protocol.md`` states the same numbers."""
+
+    #: Largest frame answered with ``too_large`` (the connection stays open).
+    message_bytes: int = 16 * 1024
+    #: Largest frame the WebSocket layer reads at all (beyond it: close 1009).
+    frame_bytes: int = 1024 * 1024
+    #: Messages per second a connection may send, and the burst it may save up.
+    rate: float = 20.0
+    burst: int = 40
+    #: Messages dropped as ``rate_limited`` in a row before the connection is closed (4008).
+    strikes: int = 40
+    #: Messages waiting to go out before a slow client is dropped (4009).
+    outbox: int = 256
+    name_chars: int = 24
+    chat_chars: int = 300
+    #: Chat lines kept in memory and sent in a ``table`` snapshot.
+    chat_backlog: int = 100
+    #: The most missed events replayed on ``table.open`` with ``since``; beyond: a snapshot.
+    catch_up: int = 1000
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    #: SQLAlchemy async URL of the store.
+    db_url: str
+    #: Seconds a bot waits before it moves, so that people can follow.
+    bot_delay: float = 0.5
+    #: Processes that run bots and the assistant (0: threads of the server process).
+    bot_workers: int = 1
+    #: Seconds a bot or the assistant may think before its answer is dropped.
+    bot_timeout: float = 60.0
+    #: Seconds a finished table nobody watches stays in memory.
+    idle_seconds: float = 30.0
+    limits: Limits = field(default_factory=Limits)
+    #: The games to offer; ``None``: every registered game.
+    games: Mapping[str, Game] | None = None

@@ -1,0 +1,314 @@
+"""One WebSocket (one browser tab): limits, identity and the requests it may make.
+
+Frames are read and answered one at a time, in order.  Outgoing messages go
+through a bounded queue drained by a writer task, so a slow or dead client
+never holds up a table: when its queue is full it is dropped (close 4009) and
+must reconnect and resync.  The transport is anything that can send a text
+frame and close, which keeps this module free of Starlette.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from bodoge.core.errors import GameError
+from bodoge.server.identity import Player, check_text
+from bodoge.server.protocol import ProtocolError, Request, encode
+from bodoge.server.table import Reply, TableGone
+
+if TYPE_CHECKING:
+    from bodoge.server.service import Server
+
+log = logging.getLogger(__name__)
+
+JSON = Any
+Frame = str | bytes | None
+
+
+class Transport(Protocol):
+    async def send(self, text: str) -> None: ...
+
+    async def close(self, code: int) -> None: ...
+
+
+class Connection:
+    """One client connection: feed it frames with :meth:`run` (or :meth:`receive`)."""
+
+    def __init__(self, server: Server, transport: Transport) -> None:
+        self.server = server
+        self.transport = transport
+        self.limits = server.config.limits
+        self.player: Player | None = None
+        self.opened: set[str] = set()
+        self.closing = False
+        # ``None`` in the outbox: stop writing (the connection is closing).
+        self._outbox: asyncio.Queue[str | None] = asyncio.Queue(self.limits.outbox)
+        self._writer: asyncio.Task[None] | None = None
+        self._closer: asyncio.Task[None] | None = None
+        self._tokens = float(self.limits.burst)
+        self._refilled = time.monotonic()
+        self._strikes = 0
+
+    @property
+    def player_id(self) -> str | None:
+        return self.player.id if self.player else None
+
+    # --- sending ---------------------------------------------------------------
+
+    def send_text(self, text: str) -> None:
+        """Queue a frame; a client too far behind is dropped, never waited for."""
+        if self.closing:
+            return
+        try:
+            self._outbox.put_nowait(text)
+        except asyncio.QueueFull:
+            log.info("dropping a slow client (player %s)", self.player_id)
+            self.kick(4009)
+
+    def send(self, message: dict[str, JSON]) -> None:
+        self.send_text(encode(message))
+
+    def reply_to(self, req: Request | None, request_id: JSON = None) -> Reply:
+        rid = req.id if req is not None else request_id
+
+        def reply(message: dict[str, JSON]) -> None:
+            self.send(message if rid is None else {**message, "id": rid})
+
+        return reply
+
+    def error(self, req: Request | None, code: str, message: str, request_id: JSON = None) -> None:
+        reply = self.reply_to(req, request_id)
+        reply({"type": "error", "code": code, "message": message[:300]})
+
+    async def _write_loop(self) -> None:
+        try:
+            while True:
+                text = await self._outbox.get()
+                if text is None:
+                    return
+                await self.transport.send(text)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the socket is gone; the reader will notice
+            self.closing = True
+
+    def kick(self, code: int, *, flush: bool = False) -> None:
+        """Close the connection from the server's side (flood, too slow).
+
+        With ``flush``, what is already queued (the errors that explain why) goes out first.
+        """
+        if self.closing:
+            return
+        self.closing = True
+        writer = self._writer
+        if flush and writer is not None and not writer.done():
+            try:
+                self._outbox.put_nowait(None)
+            except asyncio.QueueFull:
+                writer.cancel()
+        elif writer is not None:
+            writer.cancel()
+        self._closer = asyncio.create_task(self._close_transport(code))
+
+    async def _close_transport(self, code: int) -> None:
+        writer = self._writer
+        if writer is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(writer), 5)
+            except (TimeoutError, asyncio.CancelledError):
+                writer.cancel()
+            except Exception:
+                pass
+        try:
+            await self.transport.close(code)
+        except Exception:
+            log.debug("closing a connection failed", exc_info=True)
+
+    # --- the read loop -----------------------------------------------------------
+
+    def start(self) -> None:
+        """Start sending (:meth:`run` does it; tests that feed frames call it themselves)."""
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._write_loop())
+
+    async def run(self, receive: Callable[[], Awaitable[Frame]]) -> None:
+        """Serve one connection until the client goes (``receive`` returns ``None``)."""
+        self.start()
+        try:
+            while not self.closing:
+                frame = await receive()
+                if frame is None:
+                    break
+                await self.receive(frame)
+        finally:
+            if self._closer is not None:  # send the close frame before the socket goes
+                await self._closer
+            await self.gone()
+
+    async def receive(self, frame: str | bytes) -> None:
+        """Handle one frame from the client."""
+        if not self._allow():
+            self._strikes += 1
+            if self._strikes > self.limits.strikes:
+                self.kick(4008, flush=True)
+            else:
+                self.error(None, "rate_limited", "too many messages; this one was dropped")
+            return
+        self._strikes = 0
+        if isinstance(frame, bytes):
+            self.error(None, "bad_json", "send JSON in text frames")
+            return
+        if len(frame) > self.limits.message_bytes // 4 and (
+            len(frame.encode("utf-8", "surrogatepass")) > self.limits.message_bytes
+        ):
+            self.error(None, "too_large", f"messages are at most {self.limits.message_bytes} bytes")
+            return
+        req: Request | None = None
+        try:
+            req = Request.parse(frame)
+            await self._dispatch(req)
+        except ProtocolError as exc:
+            self.error(req, exc.code, str(exc), exc.request_id)
+        except GameError as exc:
+            self.error(req, exc.code, str(exc))
+        except TableGone:
+            self.error(req, "internal_error", "the table moved; try again")
+        except Exception:
+            log.exception("request %s failed", req.type if req else "?")
+            self.error(req, "internal_error", "the server failed; nothing changed")
+
+    def _allow(self) -> bool:
+        now = time.monotonic()
+        self._tokens = min(
+            float(self.limits.burst), self._tokens + (now - self._refilled) * self.limits.rate
+        )
+        self._refilled = now
+        if self._tokens < 1.0:
+            return False
+        self._tokens -= 1.0
+        return True
+
+    async def gone(self) -> None:
+        """The client left: close its tables (marking it disconnected) and its lobby."""
+        self.closing = True
+        if self._writer is not None:
+            self._writer.cancel()
+        self.server.lobby.unsubscribe(self)
+        tables = self.server.tables
+        for table_id in self.opened:
+            table = tables.live.get(table_id)
+            if table is not None:
+                table.post(table.close, self)
+        self.opened.clear()
+
+    # --- requests ---------------------------------------------------------------------
+
+    async def _dispatch(self, req: Request) -> None:
+        if req.type == "ping":
+            self.reply_to(req)({"type": "pong"})
+            return
+        if req.type == "hello":
+            await self._hello(req)
+            return
+        if self.player is None:
+            raise ProtocolError("need_hello", "say hello first")
+        handler = getattr(self, "_" + req.type.replace(".", "_"))
+        await handler(req, self.player)
+
+    async def _hello(self, req: Request) -> None:
+        if self.player is not None:
+            raise ProtocolError("bad_message", "hello comes once per connection")
+        req.opt_str("lang")
+        players = self.server.players
+        token = req.data.get("token")
+        name = req.data.get("name")
+        if token is not None:
+            player = await players.by_token(token)
+            if name is not None:
+                await players.rename(player, name)
+        else:
+            player, token = await players.create(name)
+        self.player = player
+        self.reply_to(req)({"type": "welcome", "player": player.to_json(), "token": token})
+
+    async def _rename(self, req: Request, player: Player) -> None:
+        await self.server.players.rename(player, req.data.get("name"))
+        for table in list(self.server.tables.live.values()):
+            if any(player.id in (s.player, s.left) for s in table.seats):
+                table.post(table.refresh_seats)
+        self.reply_to(req)({"type": "welcome", "player": player.to_json()})
+
+    async def _lobby_subscribe(self, req: Request, player: Player) -> None:
+        tables = self.server.tables.open_tables()
+        self.reply_to(req)(self.server.lobby.subscribe(self, tables))
+
+    async def _lobby_unsubscribe(self, req: Request, player: Player) -> None:
+        self.server.lobby.unsubscribe(self)
+        self.reply_to(req)({"type": "ack"})
+
+    async def _table_create(self, req: Request, player: Player) -> None:
+        await self.server.tables.create(
+            player,
+            req.str("game"),
+            req.opt_object("options"),
+            req.opt_object("settings"),
+            req.data.get("bots"),
+            self.reply_to(req),
+        )
+
+    async def _table_join(self, req: Request, player: Player) -> None:
+        await self._call(req, "join", player.id, req.opt_int("seat"), self.reply_to(req))
+
+    async def _table_leave(self, req: Request, player: Player) -> None:
+        await self._call(req, "leave", player.id, self.reply_to(req))
+
+    async def _table_add_bot(self, req: Request, player: Player) -> None:
+        seat, level = req.int("seat"), req.str("level")
+        await self._call(req, "add_bot", player.id, seat, level, self.reply_to(req))
+
+    async def _table_remove_bot(self, req: Request, player: Player) -> None:
+        await self._call(req, "remove_bot", player.id, req.int("seat"), self.reply_to(req))
+
+    async def _table_start(self, req: Request, player: Player) -> None:
+        await self._call(req, "begin", player.id, self.reply_to(req))
+
+    async def _table_open(self, req: Request, player: Player) -> None:
+        table_id = req.table()
+        since, chat_since = req.opt_int("since"), req.opt_int("chat_since")
+        await self._call(req, "open", self, player.id, since, chat_since, self.reply_to(req))
+        self.opened.add(table_id)
+
+    async def _table_close(self, req: Request, player: Player) -> None:
+        table_id = req.table()
+        if table_id in self.opened:
+            self.opened.discard(table_id)
+            table = self.server.tables.live.get(table_id)
+            if table is not None:
+                await table.call(table.close, self)
+        self.reply_to(req)({"type": "ack", "table": table_id})
+
+    async def _move(self, req: Request, player: Player) -> None:
+        move = req.opt_object("move")
+        if move is None:
+            raise ProtocolError("bad_message", "move needs a move object")
+        await self._call(req, "move", player.id, move, self.reply_to(req))
+
+    async def _chat(self, req: Request, player: Player) -> None:
+        text = check_text(req.data.get("text"), self.limits.chat_chars)
+        await self._call(req, "say", player.id, player.name, text, self.reply_to(req))
+
+    async def _assist(self, req: Request, player: Player) -> None:
+        table_id = req.table()
+        n, seat, view = await self._call(req, "view_for_assist", player.id)
+        game = (await self.server.tables.get(table_id)).game
+        analysis = await self.server.bots.assist(game.id, view, seat)
+        if analysis is None:
+            raise ProtocolError("no_assistant", f"{game.id} has no assistant")
+        self.reply_to(req)({"type": "assist", "table": table_id, "n": n, "analysis": analysis})
+
+    async def _call(self, req: Request, command: str, *args: Any) -> Any:
+        return await self.server.tables.call(req.table(), command, *args)

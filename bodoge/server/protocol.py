@@ -1,0 +1,226 @@
+"""The WebSocket protocol's vocabulary: message types, error codes and request parsing.
+
+``docs/protocol.md`` documents exactly these types and codes (a test checks
+it), so this module is the one place to add a message.
+
+>>> req = Request.parse('{"type": "table.join", "table": "t_ab12", "id": 7}')
+>>> req.type, req.id, req.str("table"), req.opt_int("seat")
+('table.join', 7, 't_ab12', None)
+>>> Request.parse('{"type": "dance"}')  # doctest: +IGNORE_EXCEPTION_DETAIL
+Traceback (most recent call last):
+ProtocolError: unknown message type 'dance'
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+JSON = Any
+
+#: Messages a client sends, with the fields each accepts (besides ``type`` and ``id``).
+CLIENT_MESSAGES: dict[str, frozenset[str]] = {
+    "hello": frozenset({"token", "name", "lang"}),
+    "rename": frozenset({"name"}),
+    "ping": frozenset(),
+    "lobby.subscribe": frozenset(),
+    "lobby.unsubscribe": frozenset(),
+    "table.create": frozenset({"game", "options", "settings", "bots"}),
+    "table.join": frozenset({"table", "seat"}),
+    "table.leave": frozenset({"table"}),
+    "table.add_bot": frozenset({"table", "seat", "level"}),
+    "table.remove_bot": frozenset({"table", "seat"}),
+    "table.start": frozenset({"table"}),
+    "table.open": frozenset({"table", "since", "chat_since"}),
+    "table.close": frozenset({"table"}),
+    "move": frozenset({"table", "move"}),
+    "chat": frozenset({"table", "text"}),
+    "assist": frozenset({"table"}),
+}
+
+#: Messages the server sends.
+SERVER_MESSAGES: frozenset[str] = frozenset(
+    {
+        "welcome",
+        "pong",
+        "ack",
+        "error",
+        "lobby",
+        "lobby.table",
+        "lobby.removed",
+        "table",
+        "table.seats",
+        "table.removed",
+        "event",
+        "chat",
+        "assist",
+    }
+)
+
+#: The server's own error codes (games add theirs: every ``GameError.code``).
+ERRORS: dict[str, str] = {
+    "bad_json": "the frame is not a JSON object (or holds invalid Unicode)",
+    "bad_message": "unknown type, missing or unexpected field, or a field of the wrong kind",
+    "too_large": "the frame is larger than the limit",
+    "rate_limited": "too many messages: this one was dropped",
+    "need_hello": "say hello first",
+    "bad_token": "the token is not one this server gave out",
+    "bad_name": "a name must be 1-24 characters of text",
+    "unknown_table": "no such table",
+    "unknown_game": "no such game",
+    "bad_options": "game options or table settings the game does not accept",
+    "bad_seat": "no such seat, or not a seat of the kind the request needs",
+    "seat_taken": "the seat is not free",
+    "already_seated": "this player already holds a seat at the table",
+    "not_seated": "this player holds no seat at the table",
+    "table_full": "no seat is free",
+    "not_full": "a seat is still free",
+    "not_waiting": "the game has started",
+    "not_playing": "the game is not running",
+    "no_bot": "the game has no bots to take the seat",
+    "bad_text": "chat text must be 1-300 characters",
+    "no_assistant": "no assistant at this table",
+    "internal_error": "the server failed; nothing changed",
+}
+
+#: WebSocket close codes the server uses.
+CLOSE_CODES: dict[int, str] = {
+    4008: "flooding: kept sending after rate_limited",
+    4009: "too slow: the client fell too far behind and must resync",
+    1009: "a frame beyond the hard size limit",
+}
+
+TABLE_ID = re.compile(r"t_[a-z0-9]{4,30}")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+class ProtocolError(Exception):
+    """A request the server refuses, with one of :data:`ERRORS`' codes."""
+
+    def __init__(self, code: str, message: str, *, request_id: JSON = None) -> None:
+        if code not in ERRORS:
+            raise ValueError(f"undocumented error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        #: The id of a request that could be read but not accepted, to echo in the error.
+        self.request_id = request_id
+
+
+def encode(message: Mapping[str, JSON]) -> str:
+    """One message as a compact JSON text frame."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def iso(ms: int | None) -> str | None:
+    """A stored time as ISO 8601 UTC with milliseconds.
+
+    >>> iso(0)
+    '1970-01-01T00:00:00.000Z'
+    """
+    if ms is None:
+        return None
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+class Request:
+    """A parsed client message: its type, optional ``id`` and checked fields."""
+
+    __slots__ = ("data", "id", "type")
+
+    def __init__(self, data: dict[str, JSON]) -> None:
+        self.data = data
+        self.id = data.get("id")
+        self.type: str = data["type"]
+
+    @classmethod
+    def parse(cls, text: str) -> Request:
+        """Parse one text frame; raises :class:`ProtocolError` (``bad_json``/``bad_message``)."""
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            raise ProtocolError("bad_json", "the message is not valid JSON") from None
+        if not isinstance(data, dict):
+            raise ProtocolError("bad_json", "a message is a JSON object")
+        if _SURROGATE_ESCAPE.search(text) and not _encodable(data):
+            raise ProtocolError("bad_json", "the message holds a lone surrogate")
+        rid = data.get("id")
+        if rid is not None and not _good_id(rid):
+            data.pop("id")
+            raise ProtocolError("bad_message", "id must be a string or number (64 characters)")
+        kind = data.get("type")
+        if not isinstance(kind, str):
+            raise ProtocolError("bad_message", "a message needs a string type", request_id=rid)
+        fields = CLIENT_MESSAGES.get(kind)
+        if fields is None:
+            raise ProtocolError(
+                "bad_message", f"unknown message type {kind[:40]!r}", request_id=rid
+            )
+        extra = set(data) - fields - {"type", "id"}
+        if extra:
+            raise ProtocolError(
+                "bad_message", f"{kind} has no field {sorted(extra)[0][:40]!r}", request_id=rid
+            )
+        return cls(data)
+
+    # Field readers: each raises bad_message with the field's name.
+
+    def str(self, key: str) -> str:
+        value = self.data.get(key)
+        if not isinstance(value, str):
+            raise ProtocolError("bad_message", f"{self.type} needs a string {key}")
+        return value
+
+    def opt_str(self, key: str) -> str | None:
+        value = self.data.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ProtocolError("bad_message", f"{key} must be a string")
+        return value
+
+    def opt_int(self, key: str) -> int | None:
+        value = self.data.get(key)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            raise ProtocolError("bad_message", f"{key} must be a whole number")
+        return value
+
+    def int(self, key: str) -> int:
+        value = self.opt_int(key)
+        if value is None:
+            raise ProtocolError("bad_message", f"{self.type} needs a whole number {key}")
+        return value
+
+    def opt_object(self, key: str) -> dict[str, JSON] | None:
+        value = self.data.get(key)
+        if value is not None and not isinstance(value, dict):
+            raise ProtocolError("bad_message", f"{key} must be a JSON object")
+        return value
+
+    def table(self) -> str:
+        """The ``table`` field, which must look like a table id."""
+        value = self.str("table")
+        if not TABLE_ID.fullmatch(value):
+            raise ProtocolError("unknown_table", "no such table")
+        return value
+
+
+def _good_id(value: JSON) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, str):
+        return len(value) <= 64
+    return isinstance(value, (int, float)) and len(repr(value)) <= 64
+
+
+def _encodable(data: JSON) -> bool:
+    try:
+        json.dumps(data, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return False
+    return True

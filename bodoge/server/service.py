@@ -1,0 +1,62 @@
+"""The server's parts wired together, independent of the web framework.
+
+>>> from bodoge.server.config import ServerConfig
+>>> server = Server(ServerConfig(db_url="sqlite+aiosqlite:///:memory:"))
+>>> server.config.limits.outbox
+256
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any
+
+from bodoge.games import registry
+from bodoge.server.bots import BotRunner
+from bodoge.server.config import ServerConfig
+from bodoge.server.connection import Connection, Transport
+from bodoge.server.identity import Players
+from bodoge.server.lobby import Lobby
+from bodoge.server.tables import Tables
+from bodoge.store import Store, open_store
+
+
+class Server:
+    """Store, players, lobby, tables and bots; :meth:`start` brings every table back."""
+
+    def __init__(self, config: ServerConfig, store: Store | None = None) -> None:
+        self.config = config
+        self.games = dict(config.games) if config.games is not None else registry()
+        self._given_store = store
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._stopped = False
+
+    async def start(self) -> None:
+        self.store = self._given_store or await open_store(self.config.db_url)
+        self.players = Players(self.store, self.config.limits.name_chars)
+        self.bots = BotRunner(self.config.bot_workers, self.games, self.config.bot_timeout)
+        self.lobby = Lobby()
+        self.tables = Tables(
+            self.config, self.store, self.players, self.bots, self.lobby, self.games
+        )
+        await self.tables.restore_open()
+        self.bots.warm_up()
+
+    async def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        await self.tables.close()
+        for task in list(self._tasks):
+            task.cancel()
+        await self.bots.close()
+        await self.store.close()
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def connect(self, transport: Transport) -> Connection:
+        return Connection(self, transport)

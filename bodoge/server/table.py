@@ -1,0 +1,702 @@
+"""One live table: its seats, its game and the one task that changes them.
+
+Every change to a table (a seat taken, a move, a timer running out, a bot's
+answer, a tab opening it) is a command queued to the table's task, which runs
+them one at a time.  So moves are applied strictly in order, a move is
+numbered ``n`` only once it is committed, and the messages a change causes
+go out, in order, before the task looks at the next command.
+
+A command writes to the store first and changes memory only once the write
+is committed: when the store refuses, the table is as it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from bodoge.core.errors import GameError, GameFinished, NotYourTurn
+from bodoge.core.game import Clock, Event, Game, Move, Seat
+from bodoge.core.rng import derive_seed
+from bodoge.server.fanout import Audience, Subscriber
+from bodoge.server.protocol import ProtocolError, encode, iso, now_ms
+from bodoge.server.settings import TableSettings, settings_from_json
+from bodoge.server.timers import Alarm, next_clock_deadline, next_deadlines
+from bodoge.store import ChatRecord, MoveRecord, SeatRecord, TableBundle, TableRecord, Timers
+from bodoge.store.records import Actor, TableStatus
+
+if TYPE_CHECKING:
+    from bodoge.server.tables import Tables
+
+log = logging.getLogger(__name__)
+
+JSON = Any
+Reply = Callable[[dict[str, JSON]], None]
+
+
+class TableGone(Exception):
+    """The table left memory (finished and unwatched, or deleted); look it up again."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """Move ``n`` as applied: what it caused and the state it left."""
+
+    n: int
+    seat: Seat | None
+    move: Move
+    events: tuple[Event, ...]
+    state: Any
+    at: int
+    actor: Actor
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    line: int
+    player: str
+    name: str
+    text: str
+    at: int
+
+    def to_json(self, table_id: str) -> dict[str, JSON]:
+        return {
+            "type": "chat",
+            "table": table_id,
+            "line": self.line,
+            "from": {"id": self.player, "name": self.name},
+            "text": self.text,
+            "at": iso(self.at),
+        }
+
+
+class LiveTable:
+    """A table in memory.  Use :meth:`call` (or :meth:`post`) for everything that changes it."""
+
+    def __init__(self, host: Tables, game: Game, record: TableRecord, seats: list[SeatRecord]):
+        self.host = host
+        self.game = game
+        self.id = record.id
+        self.options = game.options(record.options)
+        self.options_json = game.options_json(self.options)
+        self.settings: TableSettings = settings_from_json(record.settings)
+        self.seed = record.seed
+        self.status: TableStatus = record.status
+        self.host_player = record.host
+        self.created_at = record.created_at
+        self.started_at = record.started_at
+        self.finished_at = record.finished_at
+        self.seats = seats
+        self.state: Any = None
+        self.steps: list[Step] = []
+        self.deadlines: dict[Seat, int] = {}
+        self.clock: Clock | None = None
+        self.clock_deadline: int | None = None
+        self.chat: deque[ChatLine] = deque(maxlen=host.config.limits.chat_backlog)
+        self.chat_count = 0
+        self.audience = Audience()
+        self._queue: asyncio.Queue[
+            tuple[Callable[..., Awaitable[Any]], tuple[Any, ...], asyncio.Future[Any] | None]
+        ] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._closed = False
+        self._alarm = Alarm(lambda: self.post(self._on_alarm))
+        #: Seat -> move number a bot is thinking about, so each is asked once per move.
+        self._bot_asked: dict[Seat, int] = {}
+        self._timeout_asked: dict[Seat, int] = {}
+        self._summary: dict[str, JSON] | None = None
+        self._idle_handle: asyncio.TimerHandle | None = None
+
+    # --- bringing a table back ------------------------------------------------
+
+    @classmethod
+    def restore(cls, host: Tables, game: Game, bundle: TableBundle) -> LiveTable:
+        """The table exactly as stored: its moves replayed, its timers as they were."""
+        table = cls(host, game, bundle.table, list(bundle.seats))
+        for record in bundle.chat:
+            table.chat.append(
+                ChatLine(record.line, record.player, record.name, record.text, record.at)
+            )
+        table.chat_count = bundle.chat_count
+        if table.status != "waiting":
+            state = game.setup(table.options, len(table.seats), table.seed)
+            for record in bundle.moves:
+                move = game.move_from_json(record.move)
+                state, events = game.apply(state, record.seat, move)
+                table.steps.append(
+                    Step(record.n, record.seat, move, tuple(events), state, record.at, record.actor)
+                )
+            table.state = state
+            if table.status == "playing":
+                table.deadlines = {int(s): at for s, at in bundle.table.deadlines.items()}
+                table.clock = game.clock(state)
+                if table.clock is not None:
+                    table.clock_deadline = bundle.table.clock_deadline or now_ms() + round(
+                        table.clock.seconds * 1000
+                    )
+        return table
+
+    # --- the task ---------------------------------------------------------------
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"table {self.id}")
+        # Resume timers and bots; for a finished table this starts its idle countdown.
+        self.post(self._resume)
+
+    async def _resume(self) -> None:
+        if self.status == "playing":
+            self._arm()
+            self._ask_bots()
+
+    async def call(self, command: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+        """Run ``command(*args)`` in the table's task and return its result."""
+        if self._closed:
+            raise TableGone(self.id)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((command, args, future))
+        return await future
+
+    def post(self, command: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        """Queue ``command(*args)`` without waiting for it."""
+        if not self._closed:
+            self._queue.put_nowait((command, args, None))
+
+    async def _run(self) -> None:
+        while not self._closed:
+            command, args, future = await self._queue.get()
+            try:
+                result = await command(*args)
+            except (GameError, ProtocolError, TableGone) as exc:
+                if future is not None and not future.done():
+                    future.set_exception(exc)
+            except Exception:
+                log.exception("table %s: %s failed", self.id, command.__name__)
+                if future is not None and not future.done():
+                    future.set_exception(ProtocolError("internal_error", "the server failed"))
+            else:
+                if future is not None and not future.done():
+                    future.set_result(result)
+            if self._idle() and self._idle_handle is None:
+                self._idle_handle = asyncio.get_running_loop().call_later(
+                    self.host.config.idle_seconds, self.post, self._close_if_idle
+                )
+
+    def _idle(self) -> bool:
+        return self.status == "finished" and not len(self.audience) and self._queue.empty()
+
+    async def _close_if_idle(self) -> None:
+        self._idle_handle = None
+        if self._idle():
+            self._close()
+
+    def _close(self) -> None:
+        """Leave memory: the store keeps the table; pending callers look it up again."""
+        self._closed = True
+        self._alarm.cancel()
+        self.host.forget(self)
+        while not self._queue.empty():
+            _, _, future = self._queue.get_nowait()
+            if future is not None and not future.done():
+                future.set_exception(TableGone(self.id))
+
+    def stop(self) -> None:
+        """Shut down with the server (the store keeps everything)."""
+        self._closed = True
+        self._alarm.cancel()
+        if self._idle_handle is not None:
+            self._idle_handle.cancel()
+        if self._task is not None:
+            self._task.cancel()
+
+    # --- who is where -------------------------------------------------------------
+
+    def seat_of(self, player_id: str) -> Seat | None:
+        for s in self.seats:
+            if s.kind == "human" and s.player == player_id:
+                return s.seat
+        return None
+
+    def _seat_json(self, s: SeatRecord) -> dict[str, JSON]:
+        players = self.host.players
+        player = players.get(s.player) if s.player else None
+        data: dict[str, JSON] = {
+            "seat": s.seat,
+            "kind": s.kind,
+            "player": player.to_json() if player else None,
+            "level": s.level,
+            "connected": s.kind == "bot" or self.audience.present(s.player),
+        }
+        if s.left:
+            data["left"] = {"id": s.left, "name": players.name(s.left)}
+        return data
+
+    def seats_json(self) -> list[dict[str, JSON]]:
+        return [self._seat_json(s) for s in self.seats]
+
+    def summary(self) -> dict[str, JSON]:
+        """The table as the lobby and every snapshot show it (cached until it changes)."""
+        if self._summary is None:
+            self._summary = {
+                "id": self.id,
+                "game": self.game.id,
+                "options": self.options_json,
+                "settings": self.settings.to_json(),
+                "status": self.status,
+                "host": self.host_player,
+                "created_at": iso(self.created_at),
+                "seats": self.seats_json(),
+                "n": len(self.steps),
+            }
+        return self._summary
+
+    def _seats_changed(self) -> None:
+        self._summary = None
+        self.audience.send_all(self._seats_message())
+        self.host.lobby.changed(self)
+
+    def _seats_message(self) -> dict[str, JSON]:
+        return {
+            "type": "table.seats",
+            "table": self.id,
+            "seats": self.seats_json(),
+            "status": self.status,
+        }
+
+    # --- what a seat sees ----------------------------------------------------------
+
+    @property
+    def n(self) -> int:
+        return len(self.steps)
+
+    def _deadlines_json(self) -> list[str | None]:
+        return [iso(self.deadlines.get(s)) for s in range(len(self.seats))]
+
+    def _common(self, state: Any) -> dict[str, JSON]:
+        """The fields every seat's message shares: who is awaited, timers, result."""
+        if state is None:
+            return {
+                "to_act": [],
+                "may_act": frozenset(),
+                "deadlines": self._deadlines_json(),
+                "clock": None,
+                "result": None,
+            }
+        result = self.game.result(state)
+        return {
+            "to_act": sorted(self.game.to_act(state)),
+            "may_act": self.game.may_act(state),
+            "deadlines": self._deadlines_json(),
+            "clock": iso(self.clock_deadline),
+            "result": result.to_json() if result else None,
+        }
+
+    def _seen(self, common: dict[str, JSON], state: Any, seat: Seat | None) -> dict[str, JSON]:
+        """``common`` as ``seat`` may see it: the game may keep some awaited seats secret."""
+        if state is None:
+            return common
+        public = self.game.public_to_act(state, seat)
+        if public == frozenset(common["to_act"]):
+            return common
+        deadlines = [at if s in public else None for s, at in enumerate(common["deadlines"])]
+        return {**common, "to_act": sorted(public), "deadlines": deadlines}
+
+    def snapshot(self, seat: Seat | None) -> dict[str, JSON]:
+        common = self._seen(self._common(self.state), self.state, seat)
+        return {
+            "type": "table",
+            "table": self.summary(),
+            "you": seat,
+            "n": self.n,
+            "view": None if self.state is None else self.game.view(self.state, seat),
+            **common,
+            "may_act": seat is not None and seat in common["may_act"],
+            "chat": [c.to_json(self.id) for c in self.chat],
+        }
+
+    def _event(
+        self, step: Step, seat: Seat | None, common: dict[str, JSON] | None = None
+    ) -> dict[str, JSON]:
+        common = self._seen(common or self._common(step.state), step.state, seat)
+        observed = [self.game.observe(e, seat) for e in step.events]
+        mover, _ = self.game.public_move(step.state, step.seat, step.move, seat)
+        return {
+            "type": "event",
+            "table": self.id,
+            "n": step.n,
+            "seat": mover,
+            "events": [o for o in observed if o is not None],
+            "view": self.game.view(step.state, seat),
+            **common,
+            "may_act": seat is not None and seat in common["may_act"],
+        }
+
+    # --- commands from connections --------------------------------------------------
+
+    async def open(
+        self,
+        sub: Subscriber,
+        player_id: str,
+        since: int | None,
+        chat_since: int | None,
+        reply: Reply,
+    ) -> None:
+        seat = self.seat_of(player_id)
+        arrived = self.audience.add(sub, seat)
+        if arrived and seat is not None:
+            self._seats_changed()
+        limits = self.host.config.limits
+        if since is None or not 0 <= since <= self.n or self.n - since > limits.catch_up:
+            reply(self.snapshot(seat))
+            return
+        for step in self.steps[since:]:
+            _send(sub, self._event(step, seat))
+        if chat_since is not None:
+            for line in self.chat:
+                if line.line > chat_since:
+                    _send(sub, line.to_json(self.id))
+        _send(sub, self._seats_message())
+        reply({"type": "ack", "table": self.id, "n": self.n, "you": seat})
+
+    async def refresh_seats(self) -> None:
+        """Show the seats again (a seated player renamed themselves)."""
+        self._seats_changed()
+
+    async def close(self, sub: Subscriber) -> None:
+        if sub not in self.audience:
+            return
+        seat = self.audience.seat(sub)
+        left = self.audience.remove(sub)
+        if left and seat is not None:
+            self._seats_changed()
+
+    async def join(self, player_id: str, seat: Seat | None, reply: Reply) -> None:
+        self._need_status("waiting")
+        if self.seat_of(player_id) is not None:
+            raise ProtocolError("already_seated", "you already hold a seat here")
+        if seat is None:
+            free = [s.seat for s in self.seats if s.kind == "empty"]
+            if not free:
+                raise ProtocolError("table_full", "no seat is free")
+            seat = free[0]
+        else:
+            self._check_seat(seat)
+            if self.seats[seat].kind != "empty":
+                raise ProtocolError("seat_taken", f"seat {seat} is taken")
+        seats = list(self.seats)
+        seats[seat] = SeatRecord(seat, "human", player_id)
+        host = self.host_player or player_id
+        await self.host.store.save_seats(self.id, seats, host)
+        self.seats, self.host_player = seats, host
+        self.audience.reseat(player_id, seat)
+        self._seats_changed()
+        reply({"type": "ack", "table": self.id, "seat": seat})
+
+    async def leave(self, player_id: str, reply: Reply) -> None:
+        seat = self.seat_of(player_id)
+        if seat is None:
+            raise ProtocolError("not_seated", "you hold no seat here")
+        if self.status == "finished":
+            raise ProtocolError("not_playing", "the game is over")
+        seats = list(self.seats)
+        if self.status == "waiting":
+            seats[seat] = SeatRecord(seat)
+            humans = [s.player for s in seats if s.kind == "human"]
+            if not humans:
+                await self.host.store.delete_table(self.id)
+                self.audience.send_all({"type": "table.removed", "table": self.id})
+                self.host.lobby.removed(self.id)
+                self._close()
+                reply({"type": "ack", "table": self.id})
+                return
+            host = self.host_player if self.host_player != player_id else humans[0]
+            await self.host.store.save_seats(self.id, seats, host)
+            self.seats, self.host_player = seats, host
+            self.audience.reseat(player_id, None)
+            self._seats_changed()
+            reply({"type": "ack", "table": self.id})
+            return
+        # A running game: a bot takes the seat so that the others can finish.
+        level = self.settings.timeout_bot
+        if level is None:
+            raise ProtocolError("no_bot", f"{self.game.id} has no bot to take your seat")
+        seats[seat] = SeatRecord(seat, "bot", level=level, left=player_id)
+        await self.host.store.save_seats(self.id, seats, self.host_player)
+        self.seats = seats
+        if self.deadlines.pop(seat, None) is not None:  # bots have no turn limit
+            timers = Timers(_deadlines_record(self.deadlines), self.clock_deadline)
+            await self.host.store.set_timers(self.id, timers)
+        for sub in self.audience.reseat(player_id, None):
+            _send(sub, self.snapshot(None))
+        self._seats_changed()
+        self._arm()
+        self._ask_bots()
+        reply({"type": "ack", "table": self.id})
+
+    async def add_bot(self, player_id: str, seat: Seat, level: str, reply: Reply) -> None:
+        self._need_status("waiting")
+        self._need_seated(player_id)
+        self._check_seat(seat)
+        if self.seats[seat].kind != "empty":
+            raise ProtocolError("seat_taken", f"seat {seat} is taken")
+        if level not in self.game.bot_levels:
+            raise ProtocolError("bad_options", f"{self.game.id} has no bot level {level[:40]!r}")
+        seats = list(self.seats)
+        seats[seat] = SeatRecord(seat, "bot", level=level)
+        await self.host.store.save_seats(self.id, seats, self.host_player)
+        self.seats = seats
+        self._seats_changed()
+        reply({"type": "ack", "table": self.id, "seat": seat})
+
+    async def remove_bot(self, player_id: str, seat: Seat, reply: Reply) -> None:
+        self._need_status("waiting")
+        self._need_seated(player_id)
+        self._check_seat(seat)
+        if self.seats[seat].kind != "bot":
+            raise ProtocolError("bad_seat", f"seat {seat} is not a bot")
+        seats = list(self.seats)
+        seats[seat] = SeatRecord(seat)
+        await self.host.store.save_seats(self.id, seats, self.host_player)
+        self.seats = seats
+        self._seats_changed()
+        reply({"type": "ack", "table": self.id, "seat": seat})
+
+    async def begin(self, player_id: str, reply: Reply) -> None:
+        self._need_status("waiting")
+        self._need_seated(player_id)
+        if any(s.kind == "empty" for s in self.seats):
+            raise ProtocolError("not_full", "every seat must be taken first")
+        state = self.game.setup(self.options, len(self.seats), self.seed)
+        now = now_ms()
+        deadlines = next_deadlines(
+            {},
+            before=(),
+            after=self.game.to_act(state),
+            actor=None,
+            humans=self._humans(),
+            now=now,
+            turn_ms=self._turn_ms(),
+        )
+        clock = self.game.clock(state)
+        clock_deadline = next_clock_deadline(None, clock, None, now)
+        await self.host.store.start_table(
+            self.id, now, self.seats, Timers(_deadlines_record(deadlines), clock_deadline)
+        )
+        self.state, self.status, self.started_at = state, "playing", now
+        self.deadlines, self.clock, self.clock_deadline = deadlines, clock, clock_deadline
+        for sub, seat in self.audience:
+            _send(sub, self.snapshot(seat))
+        self._seats_changed()
+        self._arm()
+        self._ask_bots()
+        reply({"type": "ack", "table": self.id})
+
+    async def move(self, player_id: str, data: Mapping[str, JSON], reply: Reply) -> None:
+        if self.status == "finished":
+            raise GameFinished("the game is over")
+        self._need_status("playing")
+        seat = self._need_seated(player_id)
+        move = self.game.move_from_json(data)
+        if seat not in self.game.may_act(self.state):
+            raise NotYourTurn("it is not your turn")
+        n = await self._commit(seat, move, "player")
+        reply({"type": "ack", "table": self.id, "n": n})
+
+    async def say(self, player_id: str, name: str, text: str, reply: Reply) -> None:
+        line = ChatLine(self.chat_count + 1, player_id, name, text, now_ms())
+        await self.host.store.add_chat(
+            ChatRecord(self.id, line.line, line.player, line.name, line.text, line.at)
+        )
+        self.chat_count = line.line
+        self.chat.append(line)
+        self.audience.send_all(line.to_json(self.id))
+        reply({"type": "ack", "table": self.id, "line": line.line})
+
+    async def view_for_assist(self, player_id: str) -> tuple[int, Seat, dict[str, JSON]]:
+        if not self.settings.assistant:
+            raise ProtocolError("no_assistant", "this table's settings turn the assistant off")
+        seat = self._need_seated(player_id)
+        if self.state is None:
+            raise ProtocolError("not_playing", "the game has not started")
+        return self.n, seat, self.game.view(self.state, seat)
+
+    # --- checks -----------------------------------------------------------------
+
+    def _need_status(self, status: TableStatus) -> None:
+        if self.status != status:
+            if status == "waiting":
+                raise ProtocolError("not_waiting", "the game has already started")
+            raise ProtocolError("not_playing", f"the game is {self.status}, not running")
+
+    def _need_seated(self, player_id: str) -> Seat:
+        seat = self.seat_of(player_id)
+        if seat is None:
+            raise ProtocolError("not_seated", "you hold no seat here")
+        return seat
+
+    def _check_seat(self, seat: Seat) -> None:
+        if not 0 <= seat < len(self.seats):
+            raise ProtocolError("bad_seat", f"this table has seats 0-{len(self.seats) - 1}")
+
+    def _humans(self) -> set[Seat]:
+        return {s.seat for s in self.seats if s.kind == "human"}
+
+    def _turn_ms(self) -> int | None:
+        seconds = self.settings.turn_seconds
+        return None if seconds is None else round(seconds * 1000)
+
+    # --- moves ------------------------------------------------------------------
+
+    async def _commit(self, seat: Seat | None, move: Move, actor: Actor) -> int:
+        """Apply, store, then announce one move; raises and changes nothing if it is refused."""
+        game, before = self.game, self.state
+        state, events = game.apply(before, seat, move)
+        n, now = self.n + 1, now_ms()
+        result = game.result(state)
+        if result is None:
+            deadlines = next_deadlines(
+                self.deadlines,
+                before=game.to_act(before),
+                after=game.to_act(state),
+                actor=seat,
+                humans=self._humans(),
+                now=now,
+                turn_ms=self._turn_ms(),
+            )
+            clock = game.clock(state)
+            clock_deadline = next_clock_deadline(self.clock, clock, self.clock_deadline, now)
+        else:
+            deadlines, clock, clock_deadline = {}, None, None
+        record = MoveRecord(n, seat, game.move_to_json(move), now, actor)
+        changed = deadlines != self.deadlines or clock_deadline != self.clock_deadline
+        await self.host.store.append_move(
+            self.id,
+            record,
+            Timers(_deadlines_record(deadlines), clock_deadline) if changed else None,
+            result.to_json() if result else None,
+        )
+        step = Step(n, seat, move, tuple(events), state, now, actor)
+        self.steps.append(step)
+        self.state = state
+        self.deadlines, self.clock, self.clock_deadline = deadlines, clock, clock_deadline
+        self._summary = None
+        common = self._common(state)
+        self.audience.send_each(lambda s: self._event(step, s, common))
+        if result is not None:
+            self.status, self.finished_at = "finished", now
+            self._alarm.cancel()
+            self._seats_changed()
+        else:
+            self._arm()
+            self._ask_bots()
+        return n
+
+    # --- timers -------------------------------------------------------------------
+
+    def _arm(self) -> None:
+        if self.status != "playing":
+            self._alarm.cancel()
+            return
+        pending = [at for s, at in self.deadlines.items() if self._timeout_asked.get(s) != self.n]
+        if self.clock_deadline is not None:
+            pending.append(self.clock_deadline)
+        self._alarm.set(min(pending) if pending else None)
+
+    async def _on_alarm(self) -> None:
+        if self.status != "playing":
+            return
+        now = now_ms()
+        if (
+            self.clock is not None
+            and self.clock_deadline is not None
+            and self.clock_deadline <= now
+        ):
+            try:
+                await self._commit(None, self.clock.move, "clock")
+            except GameError:
+                log.exception("table %s: the clock's move was refused", self.id)
+                self.clock_deadline = None
+                self._arm()
+            except Exception:
+                log.exception("table %s: storing the clock's move failed", self.id)
+                self._retry_soon()
+            return
+        for seat, at in sorted(self.deadlines.items()):
+            if at <= now and self._timeout_asked.get(seat) != self.n:
+                self._timeout_asked[seat] = self.n
+                self._think(seat, self.settings.timeout_bot, "timeout")
+        self._arm()
+
+    # --- bots ---------------------------------------------------------------------
+
+    def _ask_bots(self) -> None:
+        """Ask every bot seat that may act now (awaited seats first) for its move."""
+        if self.status != "playing":
+            return
+        to_act = self.game.to_act(self.state)
+        may_act = self.game.may_act(self.state)
+        for seat in sorted(may_act, key=lambda s: (s not in to_act, s)):
+            s = self.seats[seat]
+            if s.kind == "bot" and self._bot_asked.get(seat) != self.n:
+                self._bot_asked[seat] = self.n
+                self._think(seat, s.level, "bot")
+
+    def _think(self, seat: Seat, level: str | None, actor: Actor) -> None:
+        if level is None:
+            return
+        view = self.game.view(self.state, seat)
+        n = self.n
+        seed = derive_seed(self.seed, "bot", n, seat)
+        delay = self.host.config.bot_delay if actor == "bot" else 0.0
+
+        async def think() -> None:
+            try:
+                if delay:
+                    await asyncio.sleep(delay)
+                move = await self.host.bots.act(self.game.id, level, view, seat, seed)
+            except Exception:
+                log.exception("table %s: the %s bot for seat %d failed", self.id, level, seat)
+                return
+            self.post(self._bot_move, seat, n, move, actor)
+
+        self.host.spawn(think())
+
+    async def _bot_move(
+        self, seat: Seat, n: int, data: Mapping[str, JSON] | None, actor: Actor
+    ) -> None:
+        if self.status != "playing" or self.n != n:
+            return  # the table moved on while the bot thought; it has been asked again
+        kind = self.seats[seat].kind
+        if (actor == "bot") != (kind == "bot"):
+            return  # the seat changed hands meanwhile
+        if data is None:
+            if seat in self.game.to_act(self.state):
+                log.error("table %s: the bot for seat %d passed its turn", self.id, seat)
+            return
+        try:
+            move = self.game.move_from_json(data)
+            if seat not in self.game.may_act(self.state):
+                return
+            await self._commit(seat, move, actor)
+        except GameError as exc:
+            log.error("table %s: bot move %r for seat %d refused: %s", self.id, data, seat, exc)
+        except Exception:
+            # The store failed: nothing changed, so ask again in a moment rather than stall.
+            log.exception("table %s: storing a bot move failed", self.id)
+            self._bot_asked.pop(seat, None)
+            self._timeout_asked.pop(seat, None)
+            self._retry_soon()
+
+    def _retry_soon(self, seconds: float = 1.0) -> None:
+        asyncio.get_running_loop().call_later(seconds, self.post, self._resume)
+
+
+def _deadlines_record(deadlines: Mapping[Seat, int]) -> dict[str, int]:
+    return {str(s): at for s, at in deadlines.items()}
+
+
+def _send(sub: Subscriber, message: Mapping[str, JSON]) -> None:
+    sub.send_text(encode(message))

@@ -1,0 +1,187 @@
+"""Every live table, by id: made here, brought back from the store, dropped when done.
+
+Waiting and playing tables always stay in memory (their timers and bots must
+run); a finished table is loaded when someone opens it and leaves memory
+when nobody watches it any more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Coroutine, Mapping
+from typing import Any
+
+from bodoge.core.errors import BadOptions
+from bodoge.core.game import Game
+from bodoge.server.bots import BotRunner
+from bodoge.server.config import ServerConfig
+from bodoge.server.identity import Player, Players, new_id
+from bodoge.server.lobby import Lobby
+from bodoge.server.protocol import TABLE_ID, ProtocolError, now_ms
+from bodoge.server.settings import parse_settings
+from bodoge.server.table import LiveTable, Reply, TableGone
+from bodoge.store import SeatRecord, Store, TableRecord
+
+log = logging.getLogger(__name__)
+
+JSON = Any
+# Seeds travel to browsers as JSON numbers (replays): keep them exact in JavaScript.
+MAX_SEED = 2**53
+
+
+class Tables:
+    def __init__(
+        self,
+        config: ServerConfig,
+        store: Store,
+        players: Players,
+        bots: BotRunner,
+        lobby: Lobby,
+        games: Mapping[str, Game],
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.players = players
+        self.bots = bots
+        self.lobby = lobby
+        self.games = games
+        self.live: dict[str, LiveTable] = {}
+        self._loading: dict[str, asyncio.Task[LiveTable | None]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run a background job (a bot thinking), keeping a reference until it ends."""
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def forget(self, table: LiveTable) -> None:
+        if self.live.get(table.id) is table:
+            del self.live[table.id]
+
+    async def restore_open(self) -> int:
+        """Bring back every waiting and playing table after a (re)start."""
+        bundles = await self.store.load_open_tables(chat=self.config.limits.chat_backlog)
+        for bundle in bundles:
+            for record in bundle.players.values():
+                self.players.remember(record)
+            game = self.games.get(bundle.table.game)
+            if game is None:
+                log.error("table %s: game %s is not installed", bundle.table.id, bundle.table.game)
+                continue
+            try:
+                table = LiveTable.restore(self, game, bundle)
+            except Exception:
+                log.exception("table %s cannot be brought back", bundle.table.id)
+                continue
+            self.live[table.id] = table
+            table.start()
+        return len(self.live)
+
+    async def get(self, table_id: str) -> LiveTable:
+        """The live table, loading a finished one from the store; else ``unknown_table``."""
+        table = self.live.get(table_id)
+        if table is not None:
+            return table
+        if not TABLE_ID.fullmatch(table_id):
+            raise ProtocolError("unknown_table", "no such table")
+        loading = self._loading.get(table_id)
+        if loading is None:
+            loading = self._loading[table_id] = asyncio.create_task(self._load(table_id))
+            loading.add_done_callback(lambda _: self._loading.pop(table_id, None))
+        table = await asyncio.shield(loading)
+        if table is None:
+            raise ProtocolError("unknown_table", "no such table")
+        return table
+
+    async def _load(self, table_id: str) -> LiveTable | None:
+        bundle = await self.store.load_table(table_id, chat=self.config.limits.chat_backlog)
+        if bundle is None or bundle.table.game not in self.games:
+            return None
+        if table_id in self.live:  # made or restored meanwhile
+            return self.live[table_id]
+        for record in bundle.players.values():
+            self.players.remember(record)
+        table = LiveTable.restore(self, self.games[bundle.table.game], bundle)
+        self.live[table_id] = table
+        table.start()
+        return table
+
+    async def call(self, table_id: str, command: str, *args: Any) -> Any:
+        """Run one of a table's commands in its task (finding the table again if it left)."""
+        for _ in range(5):
+            table = await self.get(table_id)
+            try:
+                return await table.call(getattr(table, command), *args)
+            except TableGone:
+                continue
+        raise ProtocolError("internal_error", "the table kept moving; try again")
+
+    def open_tables(self) -> list[LiveTable]:
+        return [t for t in self.live.values() if t.status != "finished"]
+
+    async def create(
+        self,
+        player: Player,
+        game_id: str,
+        raw_options: Mapping[str, JSON] | None,
+        raw_settings: Mapping[str, JSON] | None,
+        raw_bots: object,
+        reply: Reply,
+    ) -> None:
+        game = self.games.get(game_id)
+        if game is None:
+            raise ProtocolError("unknown_game", f"no game {game_id[:40]!r}")
+        options = game.options(raw_options or {})
+        count = game.seats(options)
+        if not game.min_seats <= count <= game.max_seats:
+            raise BadOptions(f"{game.id} is for {game.min_seats}-{game.max_seats} players")
+        settings = parse_settings(raw_settings, game)
+        seats = [SeatRecord(0, "human", player.id)] + [SeatRecord(s) for s in range(1, count)]
+        for seat, level in _bot_list(raw_bots, count, game):
+            seats[seat] = SeatRecord(seat, "bot", level=level)
+        record = TableRecord(
+            id=new_id("t_"),
+            game=game.id,
+            options=game.options_json(options),
+            settings=settings.to_json(),
+            seed=secrets.randbelow(MAX_SEED),
+            status="waiting",
+            host=player.id,
+            created_at=now_ms(),
+        )
+        await self.store.create_table(record, seats)
+        table = LiveTable(self, game, record, seats)
+        self.live[table.id] = table
+        table.start()
+        self.lobby.changed(table)
+        reply({"type": "ack", "table": table.id})
+
+    async def close(self) -> None:
+        for table in list(self.live.values()):
+            table.stop()
+        for task in list(self._tasks):
+            task.cancel()
+        self.live.clear()
+
+
+def _bot_list(raw: object, count: int, game: Game) -> list[tuple[int, str]]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise ProtocolError("bad_message", "bots is a list of {seat, level}")
+    bots: dict[int, str] = {}
+    for item in raw:
+        if not isinstance(item, dict) or set(item) != {"seat", "level"}:
+            raise ProtocolError("bad_message", "each bot is {seat, level}")
+        seat, level = item["seat"], item["level"]
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat < count:
+            raise ProtocolError("bad_seat", f"bots sit in seats 1-{count - 1}")
+        if seat in bots:
+            raise ProtocolError("bad_seat", f"two bots for seat {seat}")
+        if level not in game.bot_levels:
+            raise ProtocolError("bad_options", f"{game.id} has no bot level {str(level)[:40]!r}")
+        bots[seat] = level
+    return sorted(bots.items())

@@ -1,0 +1,33 @@
+"""Persistence: a table is its history (options, seed, seats and ordered moves).
+
+The server only talks to :class:`~bodoge.store.base.Store`; :func:`open_store`
+picks the implementation from a database URL (SQLite by default, PostgreSQL
+through ``postgresql+asyncpg://``).
+"""
+
+from bodoge.store.base import Conflict, Store
+from bodoge.store.records import (
+    ChatRecord,
+    MoveRecord,
+    PlayerRecord,
+    SeatRecord,
+    TableBundle,
+    TableRecord,
+    Timers,
+)
+from bodoge.store.sql import SqlStore, open_store, sqlite_url
+
+__all__ = [
+    "ChatRecord",
+    "Conflict",
+    "MoveRecord",
+    "PlayerRecord",
+    "SeatRecord",
+    "SqlStore",
+    "Store",
+    "TableBundle",
+    "TableRecord",
+    "Timers",
+    "open_store",
+    "sqlite_url",
+]

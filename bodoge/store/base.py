@@ -1,0 +1,110 @@
+"""The store interface the server depends on.
+
+Writes are acknowledged only once committed: when an ``await`` on a write
+returns, the data survives a crash of the process.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+
+from bodoge.store.records import (
+    ChatRecord,
+    MoveRecord,
+    PlayerRecord,
+    SeatRecord,
+    TableBundle,
+    TableRecord,
+    Timers,
+)
+
+
+class Conflict(Exception):
+    """A write broke a uniqueness rule (two moves numbered ``n``, a reused id): nothing changed."""
+
+
+class Store(ABC):
+    """Durable history of players and tables."""
+
+    @abstractmethod
+    async def create_player(self, player: PlayerRecord) -> None: ...
+
+    @abstractmethod
+    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None: ...
+
+    @abstractmethod
+    async def players(self, ids: Iterable[str]) -> dict[str, PlayerRecord]: ...
+
+    @abstractmethod
+    async def rename_player(self, player_id: str, name: str) -> None: ...
+
+    @abstractmethod
+    async def create_table(self, table: TableRecord, seats: Iterable[SeatRecord]) -> None: ...
+
+    @abstractmethod
+    async def save_seats(
+        self, table_id: str, seats: Iterable[SeatRecord], host: str | None
+    ) -> None:
+        """Replace the seats of a table (and its host)."""
+
+    @abstractmethod
+    async def delete_table(self, table_id: str) -> None: ...
+
+    @abstractmethod
+    async def start_table(
+        self, table_id: str, started_at: int, seats: Iterable[SeatRecord], timers: Timers
+    ) -> None: ...
+
+    @abstractmethod
+    async def append_move(
+        self,
+        table_id: str,
+        move: MoveRecord,
+        timers: Timers | None = None,
+        result: Mapping[str, object] | None = None,
+    ) -> None:
+        """Store move ``move.n``; ``timers``: the timers it leaves, if they changed;
+        ``result`` finishes the table (and stops its timers).
+
+        Raises :class:`Conflict` if the table already has a move ``n``.
+        """
+
+    @abstractmethod
+    async def set_timers(self, table_id: str, timers: Timers) -> None: ...
+
+    @abstractmethod
+    async def add_chat(self, line: ChatRecord) -> None: ...
+
+    @abstractmethod
+    async def load_table(self, table_id: str, *, chat: int = 100) -> TableBundle | None:
+        """A table with all its moves and its last ``chat`` lines, or ``None``."""
+
+    @abstractmethod
+    async def load_open_tables(self, *, chat: int = 100) -> list[TableBundle]:
+        """Every waiting or playing table, to bring back after a restart."""
+
+    @abstractmethod
+    async def finished_tables(self, limit: int = 50) -> list[TableRecord]:
+        """The most recently finished tables, newest first."""
+
+    @abstractmethod
+    async def add_deck(
+        self, deck_id: str, pictures: Sequence[tuple[bytes, str]], created_at: int
+    ) -> None:
+        """Store an uploaded deck's pictures ``(content, media type)``, numbered from 0.
+
+        Raises :class:`Conflict` if the deck id is taken.
+        """
+
+    @abstractmethod
+    async def deck_count(self, deck_id: str) -> int:
+        """How many pictures the deck holds (0: no such deck)."""
+
+    @abstractmethod
+    async def deck_picture(self, deck_id: str, n: int) -> tuple[bytes, str] | None:
+        """Picture ``n`` of a deck as ``(content, media type)``, or ``None``."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Finish pending writes and release the database."""

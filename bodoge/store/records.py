@@ -1,0 +1,100 @@
+"""What the store keeps, as plain frozen records (no ORM objects leave the store).
+
+Times are integer milliseconds since the Unix epoch (UTC), the same on every
+database.  JSON fields hold what the game's ``options_json`` and
+``move_to_json`` produced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+JSON = Any
+SeatKind = Literal["empty", "human", "bot"]
+TableStatus = Literal["waiting", "playing", "finished"]
+#: Who made a stored move: the seat's player, its bot, the timeout bot or the table's clock.
+Actor = Literal["player", "bot", "timeout", "clock"]
+
+
+@dataclass(frozen=True)
+class PlayerRecord:
+    """A visitor: the token itself is never stored, only its hash."""
+
+    id: str
+    name: str
+    token_hash: str
+    created_at: int
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    """One seat.  ``left`` is the player a bot replaced after they left a running game."""
+
+    seat: int
+    kind: SeatKind = "empty"
+    player: str | None = None
+    level: str | None = None
+    left: str | None = None
+
+
+@dataclass(frozen=True)
+class TableRecord:
+    id: str
+    game: str
+    options: dict[str, JSON]
+    settings: dict[str, JSON]
+    seed: int
+    status: TableStatus
+    host: str | None
+    created_at: int
+    started_at: int | None = None
+    finished_at: int | None = None
+    result: dict[str, JSON] | None = None
+    #: Turn deadlines (ms) per seat, as JSON keys: ``{"1": 1764500000000}``.
+    deadlines: dict[str, int] = field(default_factory=dict)
+    #: When the game's rule-level clock runs out (ms), if one is running.
+    clock_deadline: int | None = None
+
+
+@dataclass(frozen=True)
+class Timers:
+    """A table's running timers: turn deadlines per seat (JSON keys) and the rule clock (ms)."""
+
+    deadlines: dict[str, int] = field(default_factory=dict)
+    clock_deadline: int | None = None
+
+
+@dataclass(frozen=True)
+class MoveRecord:
+    """Move ``n`` (counted from 1) of a table: unique per table."""
+
+    n: int
+    seat: int | None
+    move: dict[str, JSON]
+    at: int
+    actor: Actor = "player"
+
+
+@dataclass(frozen=True)
+class ChatRecord:
+    """Chat line ``line`` (counted from 1) of a table, with the name as it was then."""
+
+    table_id: str
+    line: int
+    player: str
+    name: str
+    text: str
+    at: int
+
+
+@dataclass(frozen=True)
+class TableBundle:
+    """Everything needed to bring a table back: the record, seats, moves and recent chat."""
+
+    table: TableRecord
+    seats: tuple[SeatRecord, ...]
+    moves: tuple[MoveRecord, ...]
+    chat: tuple[ChatRecord, ...]
+    chat_count: int
+    players: dict[str, PlayerRecord]

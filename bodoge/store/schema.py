@@ -1,0 +1,85 @@
+"""The tables of the store, in SQLAlchemy Core (portable between SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+metadata = sa.MetaData()
+
+players = sa.Table(
+    "players",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+)
+
+tables = sa.Table(
+    "tables",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("game", sa.String(64), nullable=False),
+    sa.Column("options", sa.JSON, nullable=False),
+    sa.Column("settings", sa.JSON, nullable=False),
+    sa.Column("seed", sa.BigInteger, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False, index=True),
+    sa.Column("host", sa.String(32), nullable=True),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Column("started_at", sa.BigInteger, nullable=True),
+    sa.Column("finished_at", sa.BigInteger, nullable=True, index=True),
+    sa.Column("result", sa.JSON, nullable=True),
+    sa.Column("deadlines", sa.JSON, nullable=False),
+    sa.Column("clock_deadline", sa.BigInteger, nullable=True),
+)
+
+seats = sa.Table(
+    "seats",
+    metadata,
+    sa.Column(
+        "table_id", sa.String(32), sa.ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("kind", sa.String(8), nullable=False),
+    sa.Column("player", sa.String(32), nullable=True),
+    sa.Column("level", sa.String(32), nullable=True),
+    sa.Column("left_player", sa.String(32), nullable=True),
+)
+
+# The primary key (table, n) is what makes "two moves can never both become move n" true.
+moves = sa.Table(
+    "moves",
+    metadata,
+    sa.Column(
+        "table_id", sa.String(32), sa.ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("n", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("seat", sa.Integer, nullable=True),
+    sa.Column("move", sa.JSON, nullable=False),
+    sa.Column("at", sa.BigInteger, nullable=False),
+    sa.Column("actor", sa.String(16), nullable=False),
+)
+
+chat = sa.Table(
+    "chat",
+    metadata,
+    sa.Column(
+        "table_id", sa.String(32), sa.ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("line", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("player", sa.String(32), nullable=False),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("at", sa.BigInteger, nullable=False),
+)
+
+# Pictures of uploaded (custom) decks, already checked and re-encoded: picture n of a deck.
+deck_images = sa.Table(
+    "deck_images",
+    metadata,
+    sa.Column("deck_id", sa.String(64), primary_key=True),
+    sa.Column("n", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("data", sa.LargeBinary, nullable=False),
+    sa.Column("media_type", sa.String(32), nullable=False),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+)

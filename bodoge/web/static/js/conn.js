@@ -1,0 +1,179 @@
+// One WebSocket per tab (see docs/protocol.md): says hello, keeps the token,
+// matches replies to requests by id, reconnects with back-off and lets pages
+// re-subscribe after every reconnect.
+
+import { store } from "./store.js";
+
+const TOKEN_KEY = "bodoge.token";
+const NAME_KEY = "bodoge.name";
+const BACKOFF_MS = [300, 800, 1500, 3000, 5000];
+const REQUEST_TIMEOUT_MS = 15000;
+const PING_MS = 25000;
+
+export class RequestError extends Error {
+  constructor(code, message) {
+    super(message || code);
+    this.code = code;
+  }
+}
+
+export class Connection {
+  constructor(url) {
+    this.url = url;
+    this.ws = null;
+    this.state = "idle"; // idle | connecting | ready | closed
+    this.player = null;
+    this.nextId = 1;
+    this.pending = new Map();
+    this.handlers = new Map();
+    this.readyHandlers = new Set();
+    this.stateHandlers = new Set();
+    this.attempt = 0;
+    this.pingTimer = null;
+    this.lang = "ja";
+  }
+
+  get token() {
+    return store.get(TOKEN_KEY);
+  }
+
+  get savedName() {
+    return store.get(NAME_KEY);
+  }
+
+  /** Whether this browser can say hello (a token from before, or a chosen name). */
+  get canHello() {
+    return Boolean(this.token || this.savedName);
+  }
+
+  start(name = null) {
+    if (name) store.set(NAME_KEY, name);
+    if (this.state === "connecting" || this.state === "ready") return;
+    this.open();
+  }
+
+  open() {
+    this.setState("connecting");
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.addEventListener("open", () => {
+      ws.send(
+        JSON.stringify({
+          type: "hello",
+          token: this.token ?? null,
+          name: this.savedName ?? null,
+          lang: this.lang,
+        }),
+      );
+    });
+    ws.addEventListener("message", (e) => this.receive(e.data));
+    ws.addEventListener("close", () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      clearInterval(this.pingTimer);
+      for (const { reject, timer } of this.pending.values()) {
+        clearTimeout(timer);
+        reject(new RequestError("disconnected", "connection lost"));
+      }
+      this.pending.clear();
+      this.setState("closed");
+      const wait = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+      this.attempt += 1;
+      setTimeout(() => this.open(), wait);
+    });
+  }
+
+  receive(data) {
+    let msg;
+    try {
+      msg = JSON.parse(data);
+    } catch {
+      return;
+    }
+    // Marks let the benchmark measure arrival-to-drawn for game events.
+    if (msg.type === "event") performance.mark(`ws-event-${msg.n}`);
+    if (msg.type === "welcome") {
+      this.player = msg.player;
+      store.set(TOKEN_KEY, msg.token);
+      store.set(NAME_KEY, msg.player.name);
+      if (this.state !== "ready") {
+        this.attempt = 0;
+        this.setState("ready");
+        clearInterval(this.pingTimer);
+        this.pingTimer = setInterval(() => this.send({ type: "ping" }), PING_MS);
+        for (const fn of [...this.readyHandlers]) fn(this.player);
+      }
+    }
+    // A direct reply (ack, error, or a reply of its own type such as `assist`)
+    // echoes the request's id.
+    if (msg.id !== undefined && this.pending.has(msg.id)) {
+      const waiting = this.pending.get(msg.id);
+      this.pending.delete(msg.id);
+      clearTimeout(waiting.timer);
+      if (msg.type === "error") waiting.reject(new RequestError(msg.code, msg.message));
+      else waiting.resolve(msg);
+    }
+    if (msg.type === "error" && msg.code === "bad_token" && this.state !== "ready") {
+      // A token this server never gave (its data was wiped): become a new player.
+      store.set(TOKEN_KEY, null);
+      this.send({ type: "hello", token: null, name: this.savedName ?? null, lang: this.lang });
+      return;
+    }
+    for (const fn of [...(this.handlers.get(msg.type) ?? [])]) fn(msg);
+    for (const fn of [...(this.handlers.get("*") ?? [])]) fn(msg);
+  }
+
+  setState(state) {
+    this.state = state;
+    for (const fn of [...this.stateHandlers]) fn(state);
+  }
+
+  /** Listen to one message type ("*": all); returns the function that stops it. */
+  on(type, fn) {
+    if (!this.handlers.has(type)) this.handlers.set(type, new Set());
+    this.handlers.get(type).add(fn);
+    return () => this.handlers.get(type).delete(fn);
+  }
+
+  /** Run `fn` now if ready and after every (re)connect; returns the stop function. */
+  onReady(fn) {
+    this.readyHandlers.add(fn);
+    if (this.state === "ready") fn(this.player);
+    return () => this.readyHandlers.delete(fn);
+  }
+
+  onState(fn) {
+    this.stateHandlers.add(fn);
+    fn(this.state);
+    return () => this.stateHandlers.delete(fn);
+  }
+
+  send(msg) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify(msg));
+      return true;
+    }
+    return false;
+  }
+
+  /** Send a request and wait for its reply (resolves) or `error` (rejects). */
+  request(msg) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      if (!this.send({ ...msg, id })) {
+        reject(new RequestError("disconnected", "not connected"));
+        return;
+      }
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new RequestError("timeout", "no reply"));
+      }, REQUEST_TIMEOUT_MS);
+      this.pending.set(id, { resolve, reject, timer });
+    });
+  }
+
+  rename(name) {
+    store.set(NAME_KEY, name);
+    this.send({ type: "rename", name });
+  }
+}

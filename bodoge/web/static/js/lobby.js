@@ -1,0 +1,489 @@
+// The lobby: create a table, see open and running tables live, join or watch.
+
+import { clockText, fill, h, icon, keepFocus, toast } from "./dom.js";
+import { addStrings, onLangChange, t } from "./i18n.js";
+import { store } from "./store.js";
+import { gameTitle, seatLabel, seatNameNode } from "./seats.js";
+
+const FORM_KEY = "bodoge.createForm";
+const TIMER_CHOICES = [null, 30, 60, 120, 300];
+
+export function mountLobby(root, app) {
+  const tables = new Map();
+  let filter = "open";
+  let games = [];
+  const form = {
+    game: "tagiron",
+    players: 2,
+    seats: {}, // seat -> "open" | bot level
+    turn_seconds: null,
+    timeout_bot: "normal",
+    assistant: true,
+    extra: {},
+    ...store.get(FORM_KEY, {}),
+  };
+
+  // A game whose options go beyond the player count ships web/options.js, which
+  // draws them (see bodoge/web/README.md): game id -> {mod, form} once loaded.
+  const optionForms = new Map();
+
+  const createBox = h("section", { class: "panel create", "aria-labelledby": "create-title" });
+  const listBox = h("section", { class: "panel tables", "aria-labelledby": "tables-title" });
+  const hero = h("div", { class: "lobby-hero" });
+  root.append(h("div", { class: "lobby" }, hero, h("div", { class: "lobby-grid" }, createBox, listBox)));
+
+  function drawHero() {
+    fill(
+      hero,
+      h("h1", { class: "lobby-title" }, t("lobby.title")),
+      h("p", { class: "lobby-sub" }, t("lobby.subtitle")),
+    );
+  }
+
+  function game() {
+    return games.find((g) => g.id === form.game) ?? games[0];
+  }
+
+  function save() {
+    store.set(FORM_KEY, form);
+  }
+
+  /** The game's own options form, loaded on first use (null: none, or not yet). */
+  function optionsForm(g) {
+    if (!Object.keys(g.defaults ?? {}).some((k) => k !== "players")) return null;
+    if (!optionForms.has(g.id)) {
+      optionForms.set(g.id, null);
+      import(`/static/games/${encodeURIComponent(g.id)}/options.js`)
+        .then((mod) => {
+          if (mod.strings) addStrings(mod.strings);
+          const part = mod.createOptions({
+            defaults: g.defaults,
+            saved: form.extra?.[g.id] ?? {},
+            save: (values) => {
+              form.extra = { ...form.extra, [g.id]: values };
+              save();
+            },
+            players: () => form.players,
+          });
+          optionForms.set(g.id, { mod, form: part });
+          drawCreate();
+        })
+        .catch(() => {}); // no form: the game's defaults are used
+    }
+    return optionForms.get(g.id);
+  }
+
+  function drawCreate() {
+    keepFocus(createBox, () => {
+      const g = game();
+      if (!g) {
+        fill(createBox, h("h2", { id: "create-title" }, t("lobby.create")), h("p", { class: "muted" }, t("common.loading")));
+        return;
+      }
+      form.players = Math.min(Math.max(form.players, g.min_seats), g.max_seats);
+      const levels = g.bot_levels ?? [];
+      if (!levels.includes(form.timeout_bot)) form.timeout_bot = levels[Math.floor(levels.length / 2)] ?? null;
+      const gameForm = optionsForm(g);
+      gameForm?.form.draw();
+      const hasAssistant = gameForm?.mod.settings?.assistant !== false;
+
+      const gameChoice = h(
+        "div",
+        { class: "segmented", role: "radiogroup", "aria-label": t("lobby.game") },
+        games.map((x) =>
+          h(
+            "button",
+            {
+              type: "button",
+              role: "radio",
+              class: ["seg", x.id === g.id && "seg--on"],
+              "aria-checked": String(x.id === g.id),
+              dataset: { key: `game-${x.id}` },
+              onclick: () => {
+                form.game = x.id;
+                save();
+                drawCreate();
+              },
+            },
+            gameTitle(x),
+          ),
+        ),
+      );
+
+      const counts = [];
+      for (let n = g.min_seats; n <= g.max_seats; n++) counts.push(n);
+      const playerChoice = h(
+        "div",
+        { class: "segmented", role: "radiogroup", "aria-label": t("lobby.players") },
+        counts.map((n) =>
+          h(
+            "button",
+            {
+              type: "button",
+              role: "radio",
+              class: ["seg", n === form.players && "seg--on"],
+              "aria-checked": String(n === form.players),
+              dataset: { key: `players-${n}`, testid: `players-${n}` },
+              onclick: () => {
+                form.players = n;
+                save();
+                drawCreate();
+              },
+            },
+            t("lobby.n_players", { count: n }),
+          ),
+        ),
+      );
+
+      const seatRows = [];
+      seatRows.push(
+        h(
+          "li",
+          { class: "seat-setup" },
+          h("span", { class: "seat-no" }, t("seat.number", { n: 1 })),
+          h("span", { class: "seat-you" }, icon("user"), t("lobby.you")),
+        ),
+      );
+      for (let s = 1; s < form.players; s++) {
+        const value = form.seats[s] ?? "open";
+        const select = h(
+          "select",
+          {
+            id: `seat-kind-${s}`,
+            dataset: { key: `seat-kind-${s}`, testid: `seat-kind-${s}` },
+            onchange: (e) => {
+              form.seats[s] = e.target.value;
+              save();
+            },
+          },
+          h("option", { value: "open" }, t("lobby.seat_open")),
+          levels.map((lv) => h("option", { value: lv }, t("lobby.seat_bot", { level: t(`bot.${lv}`) }))),
+        );
+        select.value = levels.includes(value) ? value : "open";
+        seatRows.push(
+          h(
+            "li",
+            { class: "seat-setup" },
+            h("label", { class: "seat-no", for: `seat-kind-${s}` }, t("seat.number", { n: s + 1 })),
+            select,
+          ),
+        );
+      }
+
+      // A turn limit needs a bot to play late turns: games without bots get none.
+      if (!levels.length) form.turn_seconds = null;
+      const timer = h(
+        "select",
+        {
+          id: "turn-seconds",
+          dataset: { key: "turn-seconds", testid: "turn-seconds" },
+          onchange: (e) => {
+            form.turn_seconds = e.target.value === "" ? null : Number(e.target.value);
+            save();
+          },
+        },
+        TIMER_CHOICES.map((sec) =>
+          h("option", { value: sec ?? "" }, sec === null ? t("lobby.no_timer") : t("lobby.seconds", { n: sec })),
+        ),
+      );
+      timer.value = form.turn_seconds ?? "";
+
+      const timeoutBot = levels.length
+        ? h(
+            "select",
+            {
+              id: "timeout-bot",
+              dataset: { key: "timeout-bot" },
+              onchange: (e) => {
+                form.timeout_bot = e.target.value;
+                save();
+              },
+            },
+            levels.map((lv) => h("option", { value: lv }, t(`bot.${lv}`))),
+          )
+        : null;
+      if (timeoutBot) timeoutBot.value = form.timeout_bot;
+
+      const assistant = h("input", {
+        type: "checkbox",
+        id: "assistant",
+        checked: form.assistant,
+        dataset: { key: "assistant", testid: "assistant" },
+        onchange: (e) => {
+          form.assistant = e.target.checked;
+          save();
+        },
+      });
+
+      fill(
+        createBox,
+        h("h2", { id: "create-title" }, t("lobby.create")),
+        h(
+          "form",
+          {
+            class: "create-form",
+            onsubmit: (e) => {
+              e.preventDefault();
+              create();
+            },
+          },
+          field(t("lobby.game"), gameChoice),
+          field(t("lobby.players"), playerChoice),
+          field(t("lobby.seats"), h("ul", { class: "seat-setups" }, seatRows)),
+          gameForm ? field(t("lobby.options"), gameForm.form.el) : null,
+          h(
+            "div",
+            { class: "form-row2" },
+            levels.length ? field(t("lobby.turn_timer"), timer, "turn-seconds") : null,
+            timeoutBot && field(t("lobby.timeout_bot"), timeoutBot, "timeout-bot"),
+          ),
+          hasAssistant
+            ? h(
+                "label",
+                { class: "check", for: "assistant" },
+                assistant,
+                h("span", null, h("strong", null, t("lobby.assistant")), h("small", null, t("lobby.assistant_help"))),
+              )
+            : null,
+          h(
+            "button",
+            { type: "submit", class: "btn btn--primary btn--wide", dataset: { key: "create", testid: "create-table" } },
+            t("lobby.create_button"),
+          ),
+        ),
+      );
+    });
+  }
+
+  function field(label, control, forId = null) {
+    return h(
+      "div",
+      { class: "field" },
+      forId ? h("label", { class: "field-label", for: forId }, label) : h("span", { class: "field-label" }, label),
+      control,
+    );
+  }
+
+  async function create() {
+    const g = game();
+    const bots = [];
+    for (let s = 1; s < form.players; s++) {
+      const v = form.seats[s] ?? "open";
+      if (v !== "open" && (g.bot_levels ?? []).includes(v)) bots.push({ seat: s, level: v });
+    }
+    const gameForm = optionForms.get(g.id);
+    const extra = gameForm?.form.options() ?? {};
+    if (extra.error) {
+      toast(extra.error, "error");
+      return;
+    }
+    const options = { ...(g.defaults ?? {}), ...extra, players: form.players };
+    const levels = g.bot_levels ?? [];
+    const hasAssistant = gameForm?.mod.settings?.assistant !== false;
+    const settings = { turn_seconds: levels.length ? form.turn_seconds : null, assistant: hasAssistant && form.assistant };
+    if (levels.includes(form.timeout_bot)) settings.timeout_bot = form.timeout_bot;
+    try {
+      const ack = await app.conn.request({ type: "table.create", game: g.id, options, settings, bots });
+      app.navigate(`/t/${ack.table}`);
+    } catch (err) {
+      toast(() => app.errorText(err), "error");
+    }
+  }
+
+  function drawList() {
+    keepFocus(listBox, () => {
+      const all = [...tables.values()].sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
+      const open = all.filter((x) => x.status === "waiting");
+      const running = all.filter((x) => x.status === "playing");
+      const shown = filter === "open" ? open : running;
+      const tabs = h(
+        "div",
+        { class: "tabs", role: "tablist" },
+        [
+          ["open", t("lobby.open_tables"), open.length],
+          ["running", t("lobby.running_tables"), running.length],
+        ].map(([id, label, n]) =>
+          h(
+            "button",
+            {
+              type: "button",
+              role: "tab",
+              class: ["tab", filter === id && "tab--on"],
+              "aria-selected": String(filter === id),
+              dataset: { key: `filter-${id}`, testid: `filter-${id}` },
+              onclick: () => {
+                filter = id;
+                drawList();
+              },
+            },
+            label,
+            h("span", { class: "count" }, String(n)),
+          ),
+        ),
+      );
+      fill(
+        listBox,
+        h("div", { class: "tables-head" }, h("h2", { id: "tables-title" }, t("lobby.tables")), tabs),
+        shown.length
+          ? h("ul", { class: "table-list", dataset: { testid: "table-list" } }, shown.map(tableCard))
+          : h(
+              "div",
+              { class: "empty" },
+              h("p", null, filter === "open" ? t("lobby.no_open") : t("lobby.no_running")),
+            ),
+      );
+    });
+  }
+
+  function tableCard(summary) {
+    const me = app.conn.player?.id;
+    const g = games.find((x) => x.id === summary.game);
+    const mine = summary.seats.some((s) => s.player?.id === me);
+    const free = summary.seats.filter((s) => s.kind === "empty").length;
+    let action;
+    if (mine) {
+      action = h("a", { class: "btn btn--primary", href: `/t/${summary.id}`, dataset: { key: `open-${summary.id}`, link: "" } }, t("lobby.open"));
+    } else if (summary.status === "waiting" && free > 0) {
+      action = h(
+        "button",
+        {
+          type: "button",
+          class: "btn btn--primary",
+          dataset: { key: `join-${summary.id}`, testid: "join" },
+          onclick: () => join(summary.id),
+        },
+        t("lobby.join"),
+      );
+    } else {
+      action = h(
+        "a",
+        { class: "btn", href: `/t/${summary.id}`, dataset: { key: `watch-${summary.id}`, link: "" } },
+        icon("eye"),
+        t("lobby.watch"),
+      );
+    }
+    const settings = summary.settings ?? {};
+    const meta = [t("lobby.n_players", { count: summary.seats.length })];
+    meta.push(settings.turn_seconds ? t("lobby.timer_meta", { time: clockText(settings.turn_seconds) }) : t("lobby.no_timer"));
+    if (settings.assistant) meta.push(t("lobby.assistant_on"));
+    return h(
+      "li",
+      { class: "table-card", dataset: { table: summary.id } },
+      h(
+        "div",
+        { class: "table-card-head" },
+        h("span", { class: "table-game" }, g ? gameTitle(g) : summary.game),
+        h(
+          "span",
+          { class: ["badge", `badge--${summary.status}`] },
+          summary.status === "waiting" ? t("status.waiting") : t("status.playing"),
+        ),
+        summary.status === "waiting" && free > 0 && h("span", { class: "muted small" }, t("lobby.seats_free", { count: free })),
+      ),
+      h(
+        "ul",
+        { class: "seat-chips" },
+        summary.seats.map((s) =>
+          h(
+            "li",
+            { class: ["chip", `chip--${s.kind}`, s.kind !== "empty" && !s.connected && "chip--away"] },
+            s.kind === "bot" ? icon("bot") : s.kind === "human" ? icon("user") : null,
+            h("span", { class: "chip-name" }, s.kind === "human" ? seatNameNode(s) : seatLabel(s)),
+          ),
+        ),
+      ),
+      h("div", { class: "table-card-foot" }, h("span", { class: "muted small" }, meta.join(" · ")), action),
+    );
+  }
+
+  async function join(id) {
+    try {
+      await app.conn.request({ type: "table.join", table: id });
+      app.navigate(`/t/${id}`);
+    } catch (err) {
+      toast(() => app.errorText(err), "error");
+    }
+  }
+
+  const offs = [
+    app.conn.on("lobby", (msg) => {
+      tables.clear();
+      for (const x of msg.tables) tables.set(x.id, x);
+      drawList();
+    }),
+    app.conn.on("lobby.table", (msg) => {
+      const x = msg.table;
+      if (x.status === "finished") tables.delete(x.id);
+      else tables.set(x.id, x);
+      drawList();
+    }),
+    app.conn.on("lobby.removed", (msg) => {
+      tables.delete(msg.table?.id ?? msg.table ?? msg.id);
+      drawList();
+    }),
+    app.conn.onReady(() => app.conn.send({ type: "lobby.subscribe" })),
+    onLangChange(() => {
+      drawHero();
+      drawCreate();
+      drawList();
+    }),
+  ];
+
+  drawHero();
+  drawCreate();
+  drawList();
+  app.games().then((list) => {
+    games = list;
+    drawCreate();
+    drawList();
+  });
+
+  return {
+    title: () => t("lobby.page_title"),
+    destroy() {
+      for (const off of offs) off();
+      app.conn.send({ type: "lobby.unsubscribe" });
+    },
+  };
+}
+
+export function mountNickname(root, app, done) {
+  const box = h("section", { class: "panel welcome" });
+  root.append(h("div", { class: "welcome-wrap" }, box));
+  function draw() {
+    const input = h("input", {
+      id: "nickname",
+      name: "nickname",
+      maxlength: 24,
+      required: true,
+      autocomplete: "nickname",
+      placeholder: t("nick.placeholder"),
+      dataset: { testid: "nickname" },
+    });
+    fill(
+      box,
+      h("div", { class: "welcome-tiles", "aria-hidden": "true" }, ["R", "B", "G", "R", "B"].map((c, i) => h("span", { class: `mini-tile mini-tile--${c}` }, String([1, 3, 5, 7, 9][i])))),
+      h("h1", null, t("nick.title")),
+      h("p", { class: "muted" }, t("nick.intro")),
+      h(
+        "form",
+        {
+          class: "nick-form",
+          onsubmit: (e) => {
+            e.preventDefault();
+            const name = input.value.trim();
+            if (!name) return;
+            done(name);
+          },
+        },
+        h("label", { class: "field-label", for: "nickname" }, t("nick.label")),
+        h("div", { class: "row" }, input, h("button", { type: "submit", class: "btn btn--primary", dataset: { testid: "nickname-ok" } }, t("nick.start"))),
+      ),
+    );
+    input.focus();
+  }
+  draw();
+  const off = onLangChange(draw);
+  return { title: () => t("nick.title"), destroy: off };
+}
+

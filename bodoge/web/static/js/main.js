@@ -1,0 +1,185 @@
+// The front-end's entry point: header, connection, and the page router.
+//   /            lobby
+//   /t/{id}      a table (waiting room, game, end screen); ?replay for a replay
+
+import { Connection } from "./conn.js";
+import { fill, h, icon, refreshToasts, toast, userText } from "./dom.js";
+import { has, lang, LANGS, onLangChange, setLang, t } from "./i18n.js";
+import { mountLobby, mountNickname } from "./lobby.js";
+import { mountReplay } from "./replay.js";
+import { mountTable } from "./tablepage.js";
+import { promptDialog } from "./ui.js";
+
+const wsUrl = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+const conn = new Connection(wsUrl);
+conn.lang = lang();
+
+let games = [];
+let gamesLoaded = null;
+let page = null;
+
+const header = h("header", { class: "app-bar" });
+const main = h("main", { class: "app-main", id: "main", tabindex: "-1" });
+document.body.replaceChildren(
+  h("a", { class: "skip", href: "#main" }, ""),
+  header,
+  main,
+);
+
+const app = {
+  conn,
+  navigate(path) {
+    if (path !== location.pathname + location.search) history.pushState(null, "", path);
+    route();
+  },
+  games() {
+    gamesLoaded ??= fetch("/api/games")
+      .then((r) => (r.ok ? r.json() : []))
+      .catch(() => [])
+      .then((list) => {
+        games = Array.isArray(list) ? list : list.games ?? [];
+        return games;
+      });
+    return gamesLoaded;
+  },
+  gameInfo(id) {
+    return games.find((g) => g.id === id) ?? null;
+  },
+  errorText(err) {
+    const code = err?.code;
+    if (code && has(`error.${code}`)) return t(`error.${code}`);
+    return t("error.generic", { code: code ?? "?" });
+  },
+};
+
+// --- header -------------------------------------------------------------------
+
+let netState = "idle";
+
+function drawHeader() {
+  const skip = document.querySelector(".skip");
+  if (skip) skip.textContent = t("nav.skip");
+  const name = conn.player?.name ?? conn.savedName;
+  fill(
+    header,
+    h(
+      "a",
+      { class: "brand", href: "/", dataset: { link: "" } },
+      h("span", { class: "brand-mark", "aria-hidden": "true" }, h("i", { class: "bm bm--R" }), h("i", { class: "bm bm--G" }), h("i", { class: "bm bm--B" })),
+      h("span", { class: "brand-name" }, t("app.name")),
+    ),
+    h("span", { class: "spacer" }),
+    h(
+      "span",
+      {
+        class: ["net", `net--${netState}`],
+        role: "status",
+        dataset: { testid: "net" },
+        title: t(`net.${netState}`),
+      },
+      h("span", { class: "net-dot" }),
+      h("span", { class: "net-text" }, t(`net.${netState}`)),
+    ),
+    name
+      ? h(
+          "button",
+          {
+            type: "button",
+            class: "user-chip",
+            dataset: { testid: "me" },
+            title: t("nav.rename"),
+            "aria-label": `${t("nav.rename")}: ${name}`,
+            onclick: rename,
+          },
+          icon("user", "icon icon--sm"),
+          userText(name, "user-name"),
+        )
+      : null,
+    h(
+      "div",
+      { class: "lang-switch", role: "group", "aria-label": t("nav.language") },
+      LANGS.map((l) =>
+        h(
+          "button",
+          {
+            type: "button",
+            class: ["lang-btn", l === lang() && "lang-btn--on"],
+            "aria-pressed": String(l === lang()),
+            "aria-label": t(`lang.${l}`),
+            title: t(`lang.${l}`),
+            dataset: { testid: `lang-${l}` },
+            onclick: () => setLang(l),
+          },
+          l.toUpperCase(),
+        ),
+      ),
+    ),
+  );
+}
+
+async function rename() {
+  const name = await promptDialog({
+    title: t("nav.rename"),
+    label: t("nick.label"),
+    value: conn.player?.name ?? "",
+    ok: t("common.save"),
+    maxlength: 24,
+  });
+  if (name && name.trim()) conn.rename(name.trim());
+}
+
+conn.onState((state) => {
+  netState = state === "ready" ? "online" : state === "idle" ? "idle" : "offline";
+  drawHeader();
+});
+conn.on("welcome", () => drawHeader());
+conn.on("error", (msg) => {
+  if (msg.id === undefined && (msg.code === "bad_name" || msg.code === "rate_limited")) toast(() => app.errorText(msg), "error");
+});
+onLangChange((l) => {
+  conn.lang = l;
+  drawHeader();
+  refreshToasts();
+  if (page) document.title = page.title();
+});
+
+// --- routing ------------------------------------------------------------------
+
+function route() {
+  page?.destroy?.();
+  page = null;
+  main.replaceChildren();
+  if (!conn.canHello) {
+    page = mountNickname(main, app, (name) => {
+      conn.start(name);
+      drawHeader();
+      route();
+    });
+  } else {
+    conn.start();
+    const table = location.pathname.match(/^\/t\/([A-Za-z0-9_-]{1,64})\/?$/);
+    if (table) {
+      const replay = new URLSearchParams(location.search).has("replay");
+      page = replay ? mountReplay(main, app, table[1]) : mountTable(main, app, table[1]);
+    } else {
+      page = mountLobby(main, app);
+    }
+  }
+  document.title = page.title();
+}
+
+document.addEventListener("click", (e) => {
+  const a = e.target.closest?.("a[data-link]");
+  if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey) return;
+  const url = new URL(a.href, location.href);
+  if (url.origin !== location.origin) return;
+  e.preventDefault();
+  app.navigate(url.pathname + url.search);
+});
+window.addEventListener("popstate", route);
+
+drawHeader();
+app.games().then(route);
+
+// Tests and the benchmark read these; nothing in the app depends on them.
+window.bodoge = { app, conn };

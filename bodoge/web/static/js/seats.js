@@ -1,0 +1,58 @@
+// How seats, players and games are named on screen, the same everywhere.
+
+import { h, icon, userText } from "./dom.js";
+import { lang, t } from "./i18n.js";
+
+/** A game's title in the current language (the server sends both). */
+export function gameTitle(game) {
+  const title = game?.title;
+  if (!title) return game?.id ?? "";
+  return title[lang()] ?? title.en ?? game.id;
+}
+
+/** The name shown for a seat: the player's own name, a bot, or an empty seat. */
+export function seatLabel(seat) {
+  if (!seat) return "";
+  if (seat.kind === "human" && seat.player) return seat.player.name;
+  if (seat.kind === "bot") {
+    // Numbered by seat, so three bots at one table can be told apart.
+    const n = seat.seat + 1;
+    return seat.level ? t("seat.bot_level", { n, level: t(`bot.${seat.level}`) }) : t("seat.bot", { n });
+  }
+  return t("seat.empty");
+}
+
+/** The seat's name as a node: a person's own name is marked as user text; a bot's is short. */
+export function seatNameNode(seat) {
+  if (seat?.kind === "human" && seat.player) return userText(seat.player.name);
+  if (seat?.kind === "bot") return t("seat.bot", { n: seat.seat + 1 });
+  return seatLabel(seat);
+}
+
+/**
+ * A seat's name plate: name, a bot or person mark, and a dot for the
+ * connection (a bot is always there).  Used by the shell and by games.
+ */
+export function seatChip(seat, { you = false, turn = false } = {}) {
+  const connected = seat.kind === "bot" || Boolean(seat.connected);
+  return h(
+    "span",
+    {
+      class: ["seat-chip", `seat-chip--${seat.kind}`, turn && "seat-chip--turn", you && "seat-chip--you"],
+      dataset: { seat: seat.seat },
+    },
+    h("span", {
+      class: ["conn-dot", connected ? "conn-dot--on" : "conn-dot--off"],
+      role: "img",
+      "aria-label": seat.kind === "empty" ? t("seat.empty") : connected ? t("seat.online") : t("seat.offline"),
+      title: seat.kind === "empty" ? t("seat.empty") : connected ? t("seat.online") : t("seat.offline"),
+    }),
+    seat.kind === "bot" ? icon("bot", "icon icon--sm") : null,
+    h(
+      "span",
+      { class: "seat-chip-name" },
+      seat.kind === "bot" ? [t("seat.bot", { n: seat.seat + 1 }), seat.level ? h("small", { class: "seat-chip-level" }, t(`bot.${seat.level}`)) : null] : seatNameNode(seat),
+    ),
+    you ? h("span", { class: "you-tag" }, t("seat.you")) : null,
+  );
+}

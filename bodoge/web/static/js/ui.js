@@ -1,0 +1,79 @@
+// Modal dialogs built on <dialog>: the browser traps focus, Escape closes.
+
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+
+/**
+ * Show a modal dialog whose body is `content` and resolve with the value the
+ * chosen button carries (`null` when closed with Escape or Cancel).
+ */
+export function modal({ title, content, buttons, className = "", testid = null, onOpen = null }) {
+  return new Promise((resolve) => {
+    const dialog = h("dialog", { class: ["dialog", className], dataset: { testid } });
+    const close = (value) => {
+      dialog.close();
+      dialog.remove();
+      resolve(value);
+    };
+    dialog.addEventListener("cancel", (e) => {
+      e.preventDefault();
+      close(null);
+    });
+    dialog.append(
+      h(
+        "form",
+        { method: "dialog", class: "dialog-form", onsubmit: (e) => e.preventDefault() },
+        h("h2", { class: "dialog-title" }, title),
+        h("div", { class: "dialog-body" }, content),
+        h(
+          "div",
+          { class: "dialog-buttons" },
+          buttons.map((b) =>
+            h(
+              "button",
+              {
+                type: b.submit ? "submit" : "button",
+                class: ["btn", b.primary && "btn--primary", b.danger && "btn--danger"],
+                dataset: { testid: b.testid },
+                onclick: () => {
+                  const value = typeof b.value === "function" ? b.value() : b.value;
+                  if (value !== undefined) close(value);
+                },
+              },
+              b.label,
+            ),
+          ),
+        ),
+      ),
+    );
+    document.body.append(dialog);
+    dialog.showModal();
+    onOpen?.(dialog, close);
+  });
+}
+
+export function confirmDialog({ title, message, ok, cancel = null, danger = false, testid = "confirm" }) {
+  return modal({
+    title,
+    content: typeof message === "string" ? h("p", null, message) : message,
+    testid,
+    buttons: [
+      { label: cancel ?? t("common.cancel"), value: false, testid: `${testid}-cancel` },
+      { label: ok, value: true, primary: !danger, danger, submit: true, testid: `${testid}-ok` },
+    ],
+  });
+}
+
+export function promptDialog({ title, label, value = "", ok, maxlength = 100 }) {
+  const input = h("input", { value, maxlength, required: true, id: "prompt-input", dataset: { testid: "prompt-input" } });
+  return modal({
+    title,
+    testid: "prompt",
+    content: h("div", { class: "field" }, h("label", { class: "field-label", for: "prompt-input" }, label), input),
+    buttons: [
+      { label: t("common.cancel"), value: null },
+      { label: ok, value: () => input.value, primary: true, submit: true, testid: "prompt-ok" },
+    ],
+    onOpen: () => input.select(),
+  });
+}

@@ -1,0 +1,100 @@
+"""Browser fixtures: Debian's chromium driven by Playwright, against a real server.
+
+Never downloads a browser: the tests use ``/usr/bin/chromium`` (or
+``BODOGE_CHROMIUM``) and are skipped when it is missing.  Screenshots go to
+``BODOGE_SCREENSHOTS`` (default ``test-artifacts/screenshots``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.live_server import LiveServer
+
+CHROMIUM = os.environ.get("BODOGE_CHROMIUM", "/usr/bin/chromium")
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ROOT = Path(__file__).resolve().parents[2]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test here that opens a browser is an ``e2e`` test (``-m "not e2e"`` skips them)."""
+    here = Path(__file__).parent
+    for item in items:
+        uses_browser = {"browser", "open_page"} & set(getattr(item, "fixturenames", ()))
+        if here in Path(str(item.fspath)).parents and uses_browser:
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no chromium at {CHROMIUM}")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir() -> Path:
+    folder = Path(os.environ.get("BODOGE_SCREENSHOTS", ROOT / "test-artifacts" / "screenshots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+class PageProblems:
+    """Uncaught page errors and every dialog a page opened (none should open by itself)."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+
+
+@pytest.fixture
+def open_page(
+    browser: object, live_server: LiveServer
+) -> Iterator[Callable[..., tuple[object, PageProblems]]]:
+    """Open a fresh browser context (its own localStorage: a different person) on the server."""
+    contexts = []
+    problems: list[PageProblems] = []
+
+    def open_(path: str = "/", *, viewport: dict[str, int] = DESKTOP, lang: str = "ja"):
+        context = browser.new_context(viewport=viewport, locale="ja-JP")  # type: ignore[attr-defined]
+        context.add_init_script(
+            f"try {{ if (!localStorage.getItem('bodoge.lang')) "
+            f"localStorage.setItem('bodoge.lang', '{lang}'); }} catch (e) {{}}"
+        )
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        found = PageProblems()
+        problems.append(found)
+        page.on("pageerror", lambda e: found.errors.append(str(e)))
+
+        def on_dialog(dialog: object) -> None:
+            found.dialogs.append(f"{dialog.type}: {dialog.message}")  # type: ignore[attr-defined]
+            dialog.dismiss()  # type: ignore[attr-defined]
+
+        page.on("dialog", on_dialog)
+        page.goto(live_server.url.rstrip("/") + path)
+        return page, found
+
+    yield open_
+    for context in contexts:
+        context.close()
+    errors = [e for p in problems for e in p.errors]
+    assert not errors, f"uncaught errors in the page: {errors}"

@@ -1,0 +1,170 @@
+"""Driving the web front-end the way a person does: clicks, typing, what is on screen.
+
+Each helper waits for what it needs (Playwright's auto-waiting), so tests read
+as a story: sign in, create a table, ask, declare.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.conftest import DESKTOP, PHONE
+
+Page = Any
+
+#: Hiragana, katakana, CJK ideographs and full-width forms.
+JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+
+VISIBLE_TEXT_JS = """
+() => {
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    const el = node.parentElement;
+    if (!el || !node.textContent.trim()) continue;
+    if (el.closest('[data-user], script, style, noscript')) continue;
+    if (!el.checkVisibility({ visibilityProperty: true })) continue;
+    out.push(node.textContent.trim());
+  }
+  for (const el of document.querySelectorAll('[placeholder], [title], [aria-label]')) {
+    if (!el.checkVisibility({ visibilityProperty: true })) continue;
+    for (const name of ['placeholder', 'title', 'aria-label']) {
+      const value = el.getAttribute(name);
+      if (value) out.push(value);
+    }
+  }
+  out.push(document.title);
+  return out;
+}
+"""
+
+
+def sign_in(page: Page, name: str) -> None:
+    page.fill("[data-testid=nickname]", name)
+    page.click("[data-testid=nickname-ok]")
+    page.wait_for_selector("[data-testid=me]")
+
+
+def set_lang(page: Page, lang: str) -> None:
+    page.click(f"[data-testid=lang-{lang}]")
+    page.wait_for_selector(f"html[lang={lang}]")
+
+
+def create_table(
+    page: Page,
+    players: int,
+    *,
+    bots: Iterable[tuple[int, str]] = (),
+    assistant: bool = True,
+    turn_seconds: int | None = None,
+) -> str:
+    page.click(f"[data-testid=players-{players}]")
+    page.select_option("[data-testid=turn-seconds]", str(turn_seconds or ""))
+    for seat, level in bots:
+        page.select_option(f"[data-testid=seat-kind-{seat}]", level)
+    page.set_checked("[data-testid=assistant]", assistant)
+    page.click("[data-testid=create-table]")
+    page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
+    page.wait_for_selector("[data-testid=seats]")
+    return page.url.rstrip("/").rsplit("/", 1)[1]
+
+
+def wait_board(page: Page) -> None:
+    page.wait_for_selector("[data-testid=tagiron]")
+
+
+def move_number(page: Page) -> int:
+    return int(page.get_attribute("[data-testid=tagiron]", "data-n") or 0)
+
+
+def wait_move(page: Page, n: int, timeout: float = 15_000) -> None:
+    """Wait until the page has drawn move ``n`` (or a later one)."""
+    page.wait_for_function(
+        "n => Number(document.querySelector('[data-testid=tagiron]')?.dataset.n) >= n",
+        arg=n,
+        timeout=timeout,
+    )
+
+
+def is_my_turn(page: Page) -> bool:
+    return page.locator(".tp-turn--mine").count() > 0
+
+
+def my_tiles(page: Page) -> list[str]:
+    return page.eval_on_selector_all(
+        "[data-testid=my-tiles] [data-tile]", "els => els.map(e => e.dataset.tile)"
+    )
+
+
+def ask_first_card(page: Page, timeout: float | None = None) -> str:
+    """Ask the first face-up question (its first number, for a choice card)."""
+    card = page.locator(".qc--live").first
+    card_id = card.get_attribute("data-card", timeout=timeout)
+    page.locator(f".qc--live[data-card='{card_id}'] .qc-face").click(timeout=timeout)
+    page.locator(".qc-ask .btn--primary").first.click(timeout=timeout)
+    return card_id
+
+
+def declare(page: Page, tiles: Iterable[str]) -> None:
+    page.click("[data-testid=declare]")
+    dialog = page.locator("[data-testid=declare-dialog]")
+    for code in tiles:
+        dialog.locator(
+            f".decl-tile[data-code='{code}']:not([disabled]):not(.decl-tile--on)"
+        ).first.click()
+    dialog.locator("[data-testid=decl-next]").click()
+    dialog.locator("[data-testid=decl-ok]").click()
+    dialog.wait_for(state="detached")
+
+
+def visible_strings(page: Page) -> list[str]:
+    return page.evaluate(VISIBLE_TEXT_JS)
+
+
+def assert_no_japanese(page: Page, user_texts: Iterable[str] = ()) -> None:
+    """Every visible interface string is English; user names and chat may be anything."""
+    texts = sorted(set(user_texts), key=len, reverse=True)
+    leftovers = []
+    for s in visible_strings(page):
+        for u in texts:
+            s = s.replace(u, "")
+        if JAPANESE.search(s):
+            leftovers.append(s)
+    assert not leftovers, f"Japanese left in the English page: {leftovers[:10]}"
+
+
+def screenshots(
+    page: Page,
+    folder: Path,
+    name: str,
+    *,
+    user_texts: Iterable[str] = (),
+    before: Any = None,
+) -> list[Path]:
+    """``{name}-{ja,en}.png`` and ``{name}-phone-{ja,en}.png``; checks the English pages.
+
+    ``before(page)`` runs after each resize (e.g. to pick the panel a phone shows).
+    The page is left in Japanese at desktop size.
+    """
+    written = []
+    for lang in ("ja", "en"):
+        set_lang(page, lang)
+        for suffix, viewport in (("", DESKTOP), ("-phone", PHONE)):
+            page.set_viewport_size(viewport)
+            page.evaluate(
+                "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+            )
+            if before:
+                before(page)
+            if lang == "en":
+                assert_no_japanese(page, user_texts)
+            path = folder / f"{name}{suffix}-{lang}.png"
+            page.screenshot(path=str(path), animations="disabled")
+            written.append(path)
+    page.set_viewport_size(DESKTOP)
+    set_lang(page, "ja")
+    return written

@@ -1,0 +1,129 @@
+"""``docs/protocol.md`` lists exactly the message types, error codes and limits of the code."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import bodoge.core.errors as core_errors
+from bodoge.core.errors import GameError
+from bodoge.games import registry
+from bodoge.server.config import Limits
+from bodoge.server.protocol import CLIENT_MESSAGES, CLOSE_CODES, ERRORS, SERVER_MESSAGES
+
+DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+
+
+def _section(heading: str) -> str:
+    """The text under a heading, up to the next heading of the same or a higher level."""
+    match = re.search(rf"^(#+) {re.escape(heading)}\s*$", DOC, re.M)
+    assert match, f"no heading {heading!r} in docs/protocol.md"
+    level = len(match.group(1))
+    rest = DOC[match.end() :]
+    end = re.search(rf"^#{{1,{level}}} ", rest, re.M)
+    return rest[: end.start()] if end else rest
+
+
+def _first_column(text: str) -> list[str]:
+    """The backticked names in the first column of the markdown tables in ``text``."""
+    return re.findall(r"^\| `([^`]+)` \|", text, re.M)
+
+
+def _table_after(text: str, intro: str) -> str:
+    start = text.index(intro)
+    block = text[start:].split("\n\n", 2)
+    return block[1] if len(block) > 1 else ""
+
+
+def _game_error_codes() -> set[str]:
+    for game in registry().values():  # import every game's own errors
+        __import__(type(game).__module__)
+
+    def subclasses(cls: type) -> set[type]:
+        found = set(cls.__subclasses__())
+        for sub in list(found):
+            found |= subclasses(sub)
+        return found
+
+    return {cls.code for cls in subclasses(GameError)} | {GameError.code}
+
+
+def test_client_messages_are_exactly_those_documented() -> None:
+    documented = _first_column(_section("Messages from the client"))
+    assert sorted(documented) == sorted(CLIENT_MESSAGES)
+    assert len(documented) == len(set(documented))
+
+
+def test_client_message_fields_are_documented() -> None:
+    rows = re.findall(r"^\| `([^`]+)` \| ([^|]*) \|", _section("Messages from the client"), re.M)
+    for kind, fields in rows:
+        named = set(re.findall(r"`([a-z_]+)`", fields))
+        assert named == set(CLIENT_MESSAGES[kind]), kind
+
+
+def test_server_messages_are_exactly_those_documented() -> None:
+    documented = _first_column(_section("Messages from the server"))
+    assert sorted(documented) == sorted(SERVER_MESSAGES)
+
+
+def test_server_error_codes_are_exactly_those_documented() -> None:
+    table = _table_after(_section("Errors"), "Server error codes:")
+    assert sorted(_first_column(table)) == sorted(ERRORS)
+
+
+def test_core_game_error_codes_are_exactly_those_documented() -> None:
+    table = _table_after(_section("Errors"), "Game error codes, shared by every game")
+    core = {
+        cls.code
+        for cls in vars(core_errors).values()
+        if isinstance(cls, type) and issubclass(cls, GameError)
+    }
+    assert sorted(_first_column(table)) == sorted(core)
+
+
+def test_example_game_error_codes_exist() -> None:
+    paragraph = _section("Errors").split("Each game adds its own")[1].split("\n\n")[0]
+    examples = set(re.findall(r"`([a-z_]+)`", paragraph))
+    assert examples, "the doc should name some game error codes"
+    assert examples <= _game_error_codes()
+
+
+def test_no_error_code_means_two_things() -> None:
+    clash = (set(ERRORS) & _game_error_codes()) - {"bad_options"}
+    assert not clash  # bad_options is shared on purpose: options are the game's
+
+
+def test_close_codes_are_exactly_those_documented() -> None:
+    table = _section("Close codes")
+    assert sorted(int(c) for c in re.findall(r"^\| (\d+) \|", table, re.M)) == sorted(CLOSE_CODES)
+
+
+@pytest.mark.parametrize(
+    ("phrase", "value"),
+    [
+        ("Frames larger than **16 KiB**", Limits().message_bytes == 16 * 1024),
+        ("frames beyond **1 MiB**", Limits().frame_bytes == 1024 * 1024),
+        ("**20 messages per second**", Limits().rate == 20),
+        ("bursts of up to **40**", Limits().burst == 40),
+        ("after **40** dropped messages", Limits().strikes == 40),
+        ("bounded outgoing queue (256 messages)", Limits().outbox == 256),
+        ("last 100 chat lines", Limits().chat_backlog == 100),
+        ("at most 1000 moves were missed", Limits().catch_up == 1000),
+        ("Text is 1–300 characters", Limits().chat_chars == 300),
+        ("Names are 1–24", Limits().name_chars == 24),
+    ],
+)
+def test_documented_limits_match_the_code(phrase: str, value: bool) -> None:
+    assert phrase in DOC
+    assert value
+
+
+def test_http_error_codes_are_documented() -> None:
+    server = Path(__file__).resolve().parents[2] / "bodoge" / "server"
+    source = "".join(p.read_text() for p in server.glob("*.py"))
+    used = set(re.findall(r"error\(\s*\d{3},\s*\"([a-z_]+)\"", source))
+    assert {"unknown_table", "not_finished"} <= used  # the pattern finds them
+    documented = set(re.findall(r"`([a-z_]+)`", _section("HTTP")))
+    assert used <= documented
