@@ -192,6 +192,15 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
             if not raw.isdigit() or int(raw) >= len(table.seats):
                 return http_error(400, "bad_seat", "no such seat at this table")
             seat = int(raw)
+            # A seat's history holds what only that seat saw (its hand, its secret
+            # votes): only the player holding the seat may read it.
+            scheme, _, token = request.headers.get("authorization", "").partition(" ")
+            try:
+                player = await server.players.by_token(token if scheme == "Bearer" else None)
+            except ProtocolError:
+                return http_error(403, "not_seated", "send the seat's token to see its history")
+            if table.seat_of(player.id) != seat:
+                return http_error(403, "not_seated", "only the seat's own player sees its history")
         return JSONResponse(history_json(table, seat))
 
     async def ws(websocket: WebSocket) -> None:

@@ -90,9 +90,16 @@ async def test_table_summary_and_history(live_server: LiveServer, http: httpx.As
     assert len(hist["moves"]) == len(hist["events"]) == n and len(hist["views"]) == n + 1
     assert hist["views"][0]["hand"] is None and hist["views"][-1]["revealed"] is not None
     assert hist["result"] == final["result"]
-    mine = (await http.get(f"/api/tables/{table}/history?seat=0")).json()
+    own = {"Authorization": f"Bearer {ann.token}"}
+    mine = (await http.get(f"/api/tables/{table}/history?seat=0", headers=own)).json()
     assert mine["views"][0]["hand"] is not None and mine["seat"] == 0
-    assert (await http.get(f"/api/tables/{table}/history?seat=7")).status_code == 400
+    assert (await http.get(f"/api/tables/{table}/history?seat=7", headers=own)).status_code == 400
+    # a seat's own history is its player's alone: no token, a forged one, another seat
+    for headers in ({}, {"Authorization": "Bearer " + "x" * 43}, {"Authorization": ann.token}):
+        refused = await http.get(f"/api/tables/{table}/history?seat=0", headers=headers)
+        assert refused.status_code == 403 and refused.json()["error"]["code"] == "not_seated"
+    other = await http.get(f"/api/tables/{table}/history?seat=1", headers=own)
+    assert other.status_code == 403
     finished = (await http.get("/api/tables?status=finished")).json()["tables"]
     assert table in [t["id"] for t in finished]
     assert (await http.get("/api/tables?status=bogus")).status_code == 400
