@@ -394,10 +394,6 @@ def shared_leaks(d: Deduction, variants: Sequence[Variant]) -> dict[Variant, flo
     return out
 
 
-#: With 3 players, the share of a shared answer's bits that reach the rivals' view
-#: of the centre (they learn about this seat's hand, and the centre only through it).
-GROUP_LEAK = 0.5
-
 #: How much of the remaining race a not-yet-certain seat is taken to win later.
 LATER = 0.6
 
@@ -486,11 +482,5 @@ class ExpertBot(NormalBot):
         if s.last_chance:
             return s.declare_best()
         if s.may_ask:
-            bits = d.question_bits(s.variants)
-            if s.players == 3 and self.leak:
-                # a shared card makes this seat answer too, telling both rivals
-                # about the centre through this seat's hand
-                for variant, leak in shared_leaks(d, bits).items():
-                    bits[variant] -= self.leak * GROUP_LEAK * leak
-            return pick(best_variants(bits), rng)
+            return pick(best_variants(d.question_bits(s.variants)), rng)
         return Pass()

@@ -4,23 +4,14 @@
 // pictures.  The lobby (bodoge/web/static/js/lobby.js) loads this module for
 // a game whose options go beyond the player count; see bodoge/web/README.md.
 
-import { fill, h, icon } from "/static/js/dom.js";
+import { fill, h, icon, loadStylesheet } from "/static/js/dom.js";
 import { has, t } from "/static/js/i18n.js";
 import { STRINGS } from "./strings.js";
 
 export const strings = STRINGS;
 
 // The form's own stylesheet, loaded before the module resolves (no jump).
-await new Promise((resolve) => {
-  const href = new URL("./options.css", import.meta.url).pathname;
-  if (document.querySelector(`link[href="${href}"]`)) return resolve();
-  const link = document.createElement("link");
-  link.rel = "stylesheet";
-  link.href = href;
-  link.onload = resolve;
-  link.onerror = resolve;
-  document.head.append(link);
-});
+await loadStylesheet(new URL("./options.css", import.meta.url).pathname);
 /** Table settings this game has no use for: Illustori has no assistant. */
 export const settings = { assistant: false };
 

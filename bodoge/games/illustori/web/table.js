@@ -5,7 +5,7 @@
 // bodoge/web/README.md.  The view and events it draws are described in
 // docs/rules/illustori.md.
 
-import { clockText, fill, h, icon, keepFocus, userText } from "/static/js/dom.js";
+import { clockText, fill, h, icon, keepFocus, loadStylesheet, userText } from "/static/js/dom.js";
 import { t, tn } from "/static/js/i18n.js";
 import { confirmDialog } from "/static/js/ui.js";
 import { card, loadAlt } from "./cards.js";
@@ -18,16 +18,7 @@ export const strings = STRINGS;
 
 // The table's own stylesheet, loaded before the module resolves so the first
 // drawing is already styled (no jump).
-await new Promise((resolve) => {
-  const href = new URL("./illustori.css", import.meta.url).pathname;
-  if (document.querySelector(`link[href="${href}"]`)) return resolve();
-  const link = document.createElement("link");
-  link.rel = "stylesheet";
-  link.href = href;
-  link.onload = resolve;
-  link.onerror = resolve;
-  document.head.append(link);
-});
+await loadStylesheet(new URL("./illustori.css", import.meta.url).pathname);
 
 const OPENMOJI_URL = "https://openmoji.org/";
 const LICENSE_URL = "https://creativecommons.org/licenses/by-sa/4.0/";

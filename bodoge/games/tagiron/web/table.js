@@ -3,7 +3,7 @@
 // shell (bodoge/web/static/js/tablepage.js) calls createTable(ctx) once and
 // update(snapshot, change) after every change; see bodoge/web/README.md.
 
-import { fill, h, icon, keepFocus } from "/static/js/dom.js";
+import { fill, h, icon, keepFocus, loadStylesheet } from "/static/js/dom.js";
 import { t, tn } from "/static/js/i18n.js";
 import { confirmDialog } from "/static/js/ui.js";
 import { bitsText, createAssistPanel, normalise } from "./assist.js";
@@ -18,16 +18,7 @@ export const strings = STRINGS;
 
 // The table's own stylesheet, loaded before the module resolves so the first
 // drawing is already styled (no jump).
-await new Promise((resolve) => {
-  const href = new URL("./tagiron.css", import.meta.url).pathname;
-  if (document.querySelector(`link[href="${href}"]`)) return resolve();
-  const link = document.createElement("link");
-  link.rel = "stylesheet";
-  link.href = href;
-  link.onload = resolve;
-  link.onerror = resolve;
-  document.head.append(link);
-});
+await loadStylesheet(new URL("./tagiron.css", import.meta.url).pathname);
 
 const KIND_MARK = { number: "Σ", positions: "↓", runs: "↔", high_low: "↕" };
 const ASSIST_DELAY_MS = 60;

@@ -162,3 +162,19 @@ export function clockText(seconds) {
   const s = Math.max(0, Math.ceil(seconds));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
+
+/**
+ * Load a stylesheet once and resolve when it has applied (or failed), so a module
+ * that awaits it draws its first frame already styled: no layout jump.
+ */
+export function loadStylesheet(href) {
+  return new Promise((resolve) => {
+    if (document.querySelector(`link[href="${href}"]`)) return resolve();
+    const link = document.createElement("link");
+    link.rel = "stylesheet";
+    link.href = href;
+    link.onload = resolve;
+    link.onerror = resolve;
+    document.head.append(link);
+  });
+}
