@@ -20,5 +20,9 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv 2>/dev/null || { apt_install python3-venv && rm -rf .venv && "$PYTHON" -m venv .venv; }
 fi
 extra=${1:-}
-.venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q -e ".${extra:+[$extra]}"
+# Quiet unless it fails: the build tools' notices are noise on a good day.
+if ! { .venv/bin/python -m pip install -q --upgrade pip \
+       && .venv/bin/python -m pip install -q -e ".${extra:+[$extra]}"; } > .venv/install.log 2>&1; then
+  cat .venv/install.log >&2
+  exit 1
+fi
