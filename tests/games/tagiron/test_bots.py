@@ -8,7 +8,7 @@ import random
 import pytest
 
 from bodoge.core.errors import BadOptions
-from bodoge.games.tagiron.bots import make_bot
+from bodoge.games.tagiron.bots import ExpertBot, make_bot
 from bodoge.games.tagiron.position import Position
 from bodoge.games.tagiron.rules import Ask, Declare, Pass, questions
 from bodoge.games.tagiron.selfplay import play_game
@@ -161,3 +161,34 @@ def test_group_bots_declare_out_of_turn_when_certain() -> None:
                     return
             state, _ = GAME.apply(state, state.turn, choose.choice(questions(state)))
     raise AssertionError("no seat became certain out of turn")
+
+
+def test_group_expert_declares_out_of_turn_once_a_guess_is_likelier_right() -> None:
+    # With 3 players, out of turn: the expert names a centre at 50% or more,
+    # waits below it, and the normal bot waits for certainty either way.
+    threshold = ExpertBot.group_threshold
+    assert threshold == 0.5  # measured against 0.4–0.7: see docs/solver.md
+    seen = {"declare": False, "wait": False}
+    for seed in range(40):
+        state = new(3, seed)
+        choose = random.Random(seed)
+        while state.result is None and state.phase == "play" and not all(seen.values()):
+            for seat in range(3):
+                if seat == state.turn:
+                    continue
+                view = GAME.view(state, seat)
+                d = Deduction(Position.from_view(view))
+                if d.certain:
+                    continue
+                expert = make_bot("expert").act(view, seat, random.Random(0))
+                assert make_bot("normal").act(view, seat, random.Random(0)) is None
+                if d.best()[1] >= threshold:
+                    assert expert == Declare(d.best()[0])
+                    seen["declare"] = True
+                else:
+                    assert expert is None
+                    seen["wait"] = True
+            state, _ = GAME.apply(state, state.turn, choose.choice(questions(state)))
+        if all(seen.values()):
+            return
+    raise AssertionError(f"not every case came up: {seen}")
