@@ -10,17 +10,10 @@ from bodoge.core.game import Game
 @cache
 def registry() -> dict[str, Game]:
     """Every registered game, imported lazily so a command loads only what it uses."""
-    games: dict[str, Game] = {}
+    from bodoge.games.illustori.game import IllustoriGame
     from bodoge.games.tagiron.game import TagironGame
 
-    games[TagironGame.id] = TagironGame()
-    try:
-        from bodoge.games.illustori.game import IllustoriGame
-    except ImportError:  # Illustori lands after Tagiron
-        pass
-    else:
-        games[IllustoriGame.id] = IllustoriGame()
-    return games
+    return {game.id: game for game in (TagironGame(), IllustoriGame())}
 
 
 def get(game_id: str) -> Game:

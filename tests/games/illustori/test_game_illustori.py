@@ -569,7 +569,6 @@ def test_the_game_declares_itself() -> None:
 
 
 def test_the_registry_finds_illustori() -> None:
-    pytest.importorskip("bodoge.games.tagiron.game")  # the registry imports Tagiron first
     from bodoge.games import get
 
     assert isinstance(get("illustori"), IllustoriGame)
