@@ -15,10 +15,10 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from bodoge.games.tagiron.cards import CARDS
 from bodoge.games.tagiron.game import TagironGame
 from bodoge.games.tagiron.rules import Declared
 from bodoge.games.tagiron.tiles import ALL_TILES, COPIES, sort_key
+from bodoge.server.bench import pick_move
 from tests.support.client import Client
 
 JSON = Any
@@ -36,13 +36,7 @@ def random_move(view: dict[str, JSON], rng: random.Random, declare: float = 0.1)
             pool.remove(tile)
         size = 4 if view["players"] == 4 else 5
         return {"type": "declare", "tiles": sorted(rng.sample(pool, size), key=sort_key)}
-    if view["may_ask"]:
-        card = rng.choice(view["face_up"])
-        choices = CARDS[card].choices
-        return {"type": "ask", "card": card, "choice": rng.choice(choices) if choices else None}
-    if view["may_pass"]:
-        return {"type": "pass"}
-    return None
+    return pick_move(view, rng)
 
 
 async def play_seat(

@@ -5,7 +5,7 @@
 // bodoge/web/README.md.  The view and events it draws are described in
 // docs/rules/illustori.md.
 
-import { clockText, fill, h, icon, keepFocus, loadStylesheet, userText } from "/static/js/dom.js";
+import { clockText, fill, h, icon, loadStylesheet, sections, userText } from "/static/js/dom.js";
 import { t, tn } from "/static/js/i18n.js";
 import { confirmDialog } from "/static/js/ui.js";
 import { card, loadAlt } from "./cards.js";
@@ -31,7 +31,7 @@ export function createTable(ctx) {
   const swap = new Set();
   let busy = false;
   const draft = { word: "", head: "", tail: "" };
-  const keys = {};
+  const section = sections();
 
   // --- the board --------------------------------------------------------------------
   const resultBox = h("section", { class: "il-result-box", "aria-live": "polite" });
@@ -80,13 +80,6 @@ export function createTable(ctx) {
   const isVoter = () => view?.phase === "vote" && you() !== null && view.pending && view.pending.seat !== you();
   const name = (s) => ctx.seatNameNode(s);
 
-  /** Redraw a section only when what it shows changed (keeps focus and typing). */
-  function section(el, id, key, draw) {
-    const k = JSON.stringify(key);
-    if (keys[id] === k) return;
-    keys[id] = k;
-    keepFocus(el, draw);
-  }
 
   // --- everyone: hand counts, turn, giver, who has voted -----------------------------
 
@@ -827,10 +820,10 @@ export function createTable(ctx) {
     view = next.view;
     if (!view) return;
     if (change.kind === "lang" || change.kind === "snapshot" || change.kind === "replay" || change.kind === "seats") {
-      for (const k of Object.keys(keys)) delete keys[k];
+      section.reset();
     }
     loadAlt(view.deck, () => {
-      for (const k of Object.keys(keys)) delete keys[k];
+      section.reset();
       redraw();
       log.redraw(view);
     });

@@ -3,7 +3,7 @@
 // shell (bodoge/web/static/js/tablepage.js) calls createTable(ctx) once and
 // update(snapshot, change) after every change; see bodoge/web/README.md.
 
-import { fill, h, icon, keepFocus, loadStylesheet } from "/static/js/dom.js";
+import { fill, h, icon, loadStylesheet, sections } from "/static/js/dom.js";
 import { t, tn } from "/static/js/i18n.js";
 import { confirmDialog } from "/static/js/ui.js";
 import { bitsText, createAssistPanel, normalise } from "./assist.js";
@@ -35,7 +35,7 @@ export function createTable(ctx) {
   let assistUnavailable = false;
   let loggedCount = 0;
   let newSlot = null;
-  const keys = {};
+  const section = sections();
 
   // --- the board's sections -----------------------------------------------------
   const resultBox = h("section", { class: "tg-result-box", "aria-live": "polite" });
@@ -84,13 +84,6 @@ export function createTable(ctx) {
   const assistAllowed = () =>
     !ctx.readonly && Boolean(ctx.table?.settings?.assistant) && you() !== null && !over();
 
-  /** Redraw a section only when what it shows changed (keeps focus and avoids flicker). */
-  function section(el, name, key, draw) {
-    const k = JSON.stringify(key);
-    if (keys[name] === k) return;
-    keys[name] = k;
-    keepFocus(el, draw);
-  }
 
   // --- opponents' screens and the centre -------------------------------------------
 
@@ -568,7 +561,7 @@ export function createTable(ctx) {
     view = next.view;
     if (!view) return;
     if (change.kind === "lang" || change.kind === "snapshot" || change.kind === "replay") {
-      for (const k of Object.keys(keys)) delete keys[k];
+      section.reset();
     }
     if (change.kind === "event") {
       const revealed = (change.msg?.events ?? []).find((e) => e.type === "card_revealed");

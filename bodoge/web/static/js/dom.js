@@ -178,3 +178,21 @@ export function loadStylesheet(href) {
     document.head.append(link);
   });
 }
+
+/**
+ * A drawer that redraws a part of the page only when what it shows changed, keeping
+ * focus and typing: `section(el, id, key, draw)`. `section.reset()` forgets every key.
+ */
+export function sections() {
+  let keys = {};
+  const section = (el, id, key, draw) => {
+    const k = JSON.stringify(key);
+    if (keys[id] === k) return;
+    keys[id] = k;
+    keepFocus(el, draw);
+  };
+  section.reset = () => {
+    keys = {};
+  };
+  return section;
+}
