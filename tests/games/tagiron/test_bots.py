@@ -8,7 +8,8 @@ import random
 import pytest
 
 from bodoge.core.errors import BadOptions
-from bodoge.games.tagiron.bots import ExpertBot, make_bot
+from bodoge.games.tagiron.bots import make_bot
+from bodoge.games.tagiron.group import GroupExpert
 from bodoge.games.tagiron.position import Position
 from bodoge.games.tagiron.rules import Ask, Declare, Pass, questions
 from bodoge.games.tagiron.selfplay import play_game
@@ -166,7 +167,7 @@ def test_group_bots_declare_out_of_turn_when_certain() -> None:
 def test_group_expert_declares_out_of_turn_once_a_guess_is_likelier_right() -> None:
     # With 3 players, out of turn: the expert names a centre at 50% or more,
     # waits below it, and the normal bot waits for certainty either way.
-    threshold = ExpertBot.group_threshold
+    threshold = GroupExpert.threshold
     assert threshold == 0.5  # measured against 0.4–0.7: see docs/solver.md
     seen = {"declare": False, "wait": False}
     for seed in range(40):
