@@ -3,7 +3,9 @@
 A *decision* is what the normal bot computes on its turn: the posterior over
 the target and the information of every face-up question.  Positions are fixed
 and seeded: normal bots play a game for a few questions and the seat to move
-decides.  Beside the solver, a straightforward reference walks every joint
+decides.  With 4 players two more rows time the opening, which every game
+meets: the first question (all 63,063,000 worlds) and the second (after one
+answer).  Beside the solver, a straightforward reference walks every joint
 world one by one (memoising each hand's answers, nothing more); with 4 players
 it stops after a time cap and its time is extrapolated from the share of worlds
 it walked.
@@ -30,6 +32,8 @@ from bodoge.games.tagiron.worlds import answer_key, unseen_tiles
 
 #: Targets from the issue: median full decision, in seconds.
 TARGETS = {2: 0.020, 3: 0.200, 4: 1.0}
+#: The 4-player opening rows, by the number of questions asked before.
+_STAGES = {0: "1st", 1: "2nd"}
 
 
 def register_bench(sub: argparse._SubParsersAction) -> None:
@@ -43,16 +47,22 @@ def register_bench(sub: argparse._SubParsersAction) -> None:
         default=4.0,
         help="seconds the 4-player reference may walk per position before extrapolating",
     )
+    parser.add_argument(
+        "--reference-openings",
+        type=int,
+        default=3,
+        help="positions of each 4-player opening row that the reference walks (default 3)",
+    )
     parser.add_argument("--no-reference", action="store_true", help="time the solver only")
     parser.set_defaults(func=cmd_bench)
 
 
-def bench_positions(players: int, count: int) -> list[Position]:
-    """Seeded mid-game positions after 2–4 questions (1–3 with 4 players).
+def bench_positions(players: int, count: int, asked: int | None = None) -> list[Position]:
+    """Seeded positions: mid-game after 2–4 questions (1–3 with 4 players), or
+    after exactly ``asked`` questions.
 
     The first question is drawn at random, the later ones are the normal bot's
-    (the likeliest opening questions are no more typical than random ones, and
-    the 4-player opening is the one slow decision).
+    (the likeliest opening questions are no more typical than random ones).
     """
     import random
 
@@ -62,12 +72,14 @@ def bench_positions(players: int, count: int) -> list[Position]:
     game = TagironGame()
     out = []
     for i in range(count):
-        seed = derive_seed(2024, "bench", players, i)
+        label = "bench" if asked is None else f"bench-{asked}"
+        seed = derive_seed(2024, label, players, i)
         state = game.setup(game.options({"players": players}), players, seed)
         rng = random.Random(seed)
         # with 4 players every seat answers every question, so fewer are asked
-        for asked in range((1 if players == 4 else 2) + i % 3):
-            if asked == 0:
+        mid_game = (1 if players == 4 else 2) + i % 3
+        for number in range(mid_game if asked is None else asked):
+            if number == 0:
                 move = rng.choice(questions(state))
             else:
                 position = Position.from_view(game.view(state, state.turn))
@@ -144,19 +156,18 @@ def reference_decision(position: Position, cap: float | None = None) -> tuple[fl
             fits[key] = found
         return found
 
-    worlds: list[tuple[tuple[int, ...], list[tuple[int, ...]]]] = []
+    # each consistent world is valued as soon as it is met, so the cap bounds the whole
+    joints: list[Counter] = [Counter() for _ in variants]
     walked = 0
     for target, hands in _joint_worlds(position):
         walked += 1
         if cap is not None and walked % 4096 == 0 and time.perf_counter() - started > cap:
             break
         if all(consistent(s, h) for s, h in zip(others, hands, strict=True)):
-            worlds.append((target, hands))
-    for card, choice in variants:
-        joint: Counter = Counter()
-        for target, hands in worlds:
-            replies = tuple(answer_key(answer(card, tiles(h), choice)) for h in hands)
-            joint[tiles(target), replies] += 1
+            for (card, choice), joint in zip(variants, joints, strict=True):
+                replies = tuple(answer_key(answer(card, tiles(h), choice)) for h in hands)
+                joint[tiles(target), replies] += 1
+    for joint in joints:
         _mutual_information(joint)
     return time.perf_counter() - started, walked / total
 
@@ -190,11 +201,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
         console.print("[red]--players takes a list of 2, 3 and 4[/]")
         return 2
     table = Table(title="Full bot decision (posterior + every face-up question), median")
-    for column in ("players", "positions", "worlds", "solver", "target", "reference", "ratio"):
+    for column in ("players", "n", "worlds", "solver", "target", "reference", "ratio"):
         table.add_column(column, justify="right")
-    notes = []
+    rows: list[tuple[int, int | None]] = []
     for players in counts:
-        positions = bench_positions(players, args.positions)
+        rows.append((players, None))
+        if players == 4:
+            rows += [(4, 0), (4, 1)]
+    notes = []
+    for players, asked in rows:
+        positions = bench_positions(players, args.positions, asked)
         for p in positions:  # warm the per-hand tables and the shared pair tables
             decide(p)
         times, worlds = [], []
@@ -208,41 +224,53 @@ def cmd_bench(args: argparse.Namespace) -> int:
             worlds.append(d.worlds)
         solver = statistics.median(times)
         ref_text = ratio_text = "—"
+        label = str(players) if asked is None else f"{players} ({_STAGES[asked]})"
         if not args.no_reference:
             cap = args.reference_cap if players == 4 else None
+            walked = positions if asked is None else positions[: args.reference_openings]
             ref_times = []
             extrapolated = False
-            for p in positions:
+            for p in walked:
                 seconds, share = reference_decision(p, cap)
                 ref_times.append(seconds / share)
                 extrapolated |= share < 1
             reference = statistics.median(ref_times)
-            ref_text = _ms(reference) + (" (extrapolated)" if extrapolated else "")
+            ref_text = _ms(reference) + ("*" if extrapolated else "")
             ratio_text = f"{reference / solver:,.0f}×"
-            if extrapolated:
-                notes.append(
-                    f"{players} players: the reference walked each position's joint worlds for "
-                    f"{args.reference_cap:g} s and its time was scaled to all 63,063,000."
-                )
+            if len(walked) < len(positions):
+                notes.append(f"{label}: the reference walked the first {len(walked)} positions.")
         ok = "✓" if solver < TARGETS[players] else "✗"
         table.add_row(
-            str(players),
+            label,
             str(len(positions)),
             f"{int(statistics.median(worlds)):,}",
             _ms(solver),
-            f"< {_ms(TARGETS[players])} {ok}",
+            f"< {_short(TARGETS[players])} {ok}",
             ref_text,
             ratio_text,
         )
     console.print(table)
+    if not args.no_reference and 4 in counts:
+        console.print(
+            f"* extrapolated: the reference walked and valued the joint worlds for "
+            f"{args.reference_cap:g} s per position and its time was scaled to all 63,063,000."
+        )
     for note in notes:
         console.print(note)
     console.print(
         "Timed in one process after a warm-up (each seat's hand tables are built once per "
-        "game); worlds = consistent arrangements of the unseen tiles."
+        "game); n = positions; worlds = consistent arrangements of the unseen tiles; "
+        "4 (1st), 4 (2nd) = the first and second question of a 4-player game (no answer yet, "
+        "one answer)."
     )
     return 0
 
 
+def _short(seconds: float) -> str:
+    return f"{seconds * 1000:g} ms" if seconds < 1 else f"{seconds:g} s"
+
+
 def _ms(seconds: float) -> str:
-    return f"{seconds * 1000:,.1f} ms" if seconds < 10 else f"{seconds:,.1f} s"
+    if seconds >= 10:
+        return f"{seconds:,.0f} s"
+    return f"{seconds * 1000:,.1f} ms" if seconds < 1 else f"{seconds:,.1f} s"

@@ -20,7 +20,9 @@ tuples once per process, so with 3 players the 756,756 worlds are one
 vectorised filter, and with 4 players the 63,063,000 worlds are never listed:
 the centre's weight is a two-step sum, first over pairs of hands keyed by their
 union, then over (hand, union) splits keyed by the centre they leave.  Question
-values enumerate only the worlds still consistent, a block of centres at a time.
+values enumerate only the worlds still consistent, a block of centres at a time;
+with 4 players and many worlds they are summed once per class of centres, unions
+and hands that the question and the answers so far cannot tell apart.
 
 >>> from bodoge.games.tagiron.position import Position
 >>> p = Position.from_json({"players": 2, "seat": 0, "hand": ["R0", "B0", "R1", "B1", "R2"],
@@ -55,12 +57,18 @@ from bodoge.games.tagiron.tiles import TILE_CODES
 from bodoge.games.tagiron.worlds import (
     VARIANT_INDEX,
     VARIANTS,
+    TileClasses,
     Universe,
     answer_id,
     answer_key,
     combos,
+    groups,
     hand_pairs,
+    hand_partners,
     hand_splits,
+    interchangeable,
+    sequence_keys,
+    tile_bits,
     universe,
     value_count,
 )
@@ -77,6 +85,13 @@ BLOCK_ENTRIES = 1_000_000
 BLOCK_CELLS = 2_000_000
 #: Answer spaces up to this size are binned with the centre at once.
 NARROW = 4096
+#: With 4 players and more consistent worlds than this, questions are valued by
+#: symmetry (:meth:`Deduction._four_plan`) rather than by listing the worlds ...
+FEW_WORLDS = 100_000
+#: ... unless a question's collapsed sum has more rows to build, or entries to
+#: expand, than this many per world (with few enough worlds to list).
+ROW_WORTH = 3.0
+ENTRY_WORTH = 1.0
 
 
 def face_up_variants(face_up: Sequence[str]) -> list[Variant]:
@@ -131,22 +146,11 @@ def _running_rank(sorted_values: np.ndarray) -> np.ndarray:
     return np.cumsum(step, dtype=np.int32)
 
 
-def _keyed_weighted_xlogx(keys: np.ndarray, weights: np.ndarray, size: int) -> float:
-    """``Σ c log2 c`` over the weight gathered by each key."""
-    if size <= DENSE_BINS:
-        return _xlogx(np.bincount(keys, weights=weights, minlength=size))
-    order = np.argsort(keys, kind="stable")
-    keys, weights = keys[order], weights[order]
-    starts = np.concatenate(([0], np.nonzero(np.diff(keys))[0] + 1))
-    return _xlogx(np.add.reduceat(weights, starts))
-
-
 def _keyed_xlogx(keys: np.ndarray, size: int) -> float:
     """``Σ c log2 c`` over the multiplicities of ``keys`` (each key below ``size``)."""
-    if size <= DENSE_BINS:
+    if size <= min(DENSE_BINS, 4 * len(keys)):
         return _xlogx(np.bincount(keys, minlength=size))
-    _, counts = np.unique(keys, return_counts=True)
-    return _xlogx(counts)
+    return _xlogx(_merged(keys)[1])
 
 
 def _compact(column: np.ndarray, ok: np.ndarray, variant: int) -> tuple[np.ndarray, int]:
@@ -155,6 +159,141 @@ def _compact(column: np.ndarray, ok: np.ndarray, variant: int) -> tuple[np.ndarr
     present[column[ok]] = True
     rank = np.cumsum(present) - 1
     return rank[column].astype(np.int64), int(present.sum())
+
+
+def _binned(
+    keys: np.ndarray, weights: np.ndarray | None, size: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys (sorted) and the weight gathered by each (1 per key by default)."""
+    if size <= DENSE_BINS and size <= 16 * len(keys):
+        dense = np.bincount(keys, weights=weights, minlength=size)
+        found = np.nonzero(dense)[0]
+        return found, dense[found].astype(np.float64)
+    if weights is None:
+        return _merged(keys)
+    order = np.argsort(keys)
+    keys = keys[order]
+    starts = np.flatnonzero(np.diff(keys, prepend=-1))
+    return keys[starts], np.add.reduceat(weights[order], starts) if len(keys) else weights
+
+
+def _merged(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``key`` (sorted) and how many times each occurs."""
+    if len(key) == 0:
+        return key, np.zeros(0)
+    key = np.sort(key.astype(np.int32) if key.max() < 2**31 else key)
+    starts = np.flatnonzero(np.diff(key, prepend=key[0] - 1))
+    return key[starts].astype(np.int64), np.diff(starts, append=len(key)).astype(np.float64)
+
+
+def _weighted_xlogx(cells: np.ndarray, row_weight: np.ndarray, col_weight: np.ndarray) -> float:
+    """``Σ row_weight[i] · col_weight[j] · c log2 c`` over the cells ``c = cells[i, j] > 0``."""
+    where = np.flatnonzero(cells)
+    c = cells.ravel()[where]
+    i, j = np.divmod(where, cells.shape[1])
+    return float(np.sum(row_weight[i] * col_weight[j] * c * np.log2(c)))
+
+
+def _is_function_of(values: np.ndarray, group: np.ndarray) -> bool:
+    """Whether ``values`` agree within each group (``group`` numbers ``0..g-1``)."""
+    seen = np.zeros(int(group.max()) + 1, dtype=values.dtype)
+    seen[group] = values
+    return bool(np.array_equal(seen[group], values))
+
+
+def _alike_last(ok: dict[int, np.ndarray], seats: Sequence[int]) -> tuple[int, int, int]:
+    """The three seats, ordered so that two with the same constraints come last."""
+    a, b, c = seats
+    if np.array_equal(ok[a], ok[c]):
+        return b, a, c
+    if np.array_equal(ok[a], ok[b]):
+        return c, a, b
+    return a, b, c
+
+
+def _orders(m_a: int, m_b: int, m_c: int, pair: bool, full: bool) -> np.ndarray:
+    """Per answer code ``(x, y, z)``: how many orders of the seats' answers it stands for.
+
+    Alike seats b and c are counted with ``y <= z`` only; three alike seats with
+    ``x <= y <= z`` only.  Codes that are never formed get ``0``.
+    """
+    x, y, z = (v.ravel() for v in np.indices((m_a, m_b, m_c)))
+    if full:  # a sorted triple with 0, 1 or 2 equal neighbours stands for 6, 3 or 1 orders
+        orders = np.array([6.0, 3.0, 1.0])[(x == y).astype(int) + (y == z)]
+        return np.where((x <= y) & (y <= z), orders, 0.0)
+    if pair:
+        return np.where(y < z, 2.0, np.where(y == z, 1.0, 0.0))
+    return np.ones(len(x))
+
+
+@dataclass
+class _Plan:
+    """One question's collapsed 4-player sum, ready to be expanded block by block.
+
+    Row ``r`` is a canonical hand of seat a inside the rest of centre
+    ``centre_rank[r]`` (standing for ``row_ways[r]`` hands, and that centre for
+    ``orbit`` centres); it meets the entries ``first[r] : first[r] + sizes[r]``
+    of the table of seats b and c, each an answer code ``code_bc`` with a
+    multiplicity ``mult``.
+    """
+
+    centre_rank: np.ndarray
+    orbit: np.ndarray
+    first: np.ndarray
+    sizes: np.ndarray
+    code_a: np.ndarray
+    row_ways: np.ndarray | None
+    code_bc: np.ndarray
+    mult: np.ndarray
+    width: int
+    orders: np.ndarray
+
+    @property
+    def entries(self) -> int:
+        return int(self.sizes.sum())
+
+    def bits(self, counts: np.ndarray) -> float:
+        """``I(centre; answers)`` given the worlds per centre."""
+        sizes = self.sizes
+        ends = np.cumsum(sizes)
+        shift = self.first - (ends - sizes)  # entry index minus running position
+        width, narrow = self.width, self.width <= NARROW
+        hist = np.zeros(width)
+        xlogx = 0.0
+        max_centres = max(1, BLOCK_CELLS // width)
+        for begin, end in _blocks(ends, self.centre_rank, BLOCK_ENTRIES, max_centres):
+            count = sizes[begin:end]
+            entry = np.repeat(shift[begin:end], count)
+            entry += np.arange(ends[begin - 1] if begin else 0, ends[end - 1])
+            weight = self.mult[entry]
+            if self.row_ways is not None:
+                weight *= np.repeat(self.row_ways[begin:end], count)
+            low = int(self.centre_rank[begin])
+            here = self.centre_rank[begin:end] - low
+            n_c = int(here[-1]) + 1
+            orbit = self.orbit[low : low + n_c]
+            if narrow:  # (centre, answers) cells straight away
+                code = np.repeat(here * width + self.code_a[begin:end], count)
+                code += self.code_bc[entry]
+                cells = np.bincount(code, weights=weight, minlength=n_c * width)
+                cells = cells.reshape(n_c, width)
+                hist += np.einsum("i,ij->j", orbit, cells)
+                xlogx += _weighted_xlogx(cells, orbit, self.orders)
+                continue
+            code = np.repeat(self.code_a[begin:end], count)
+            code += self.code_bc[entry]
+            present = np.bincount(code, minlength=width) > 0
+            kinds = int(np.count_nonzero(present))
+            rank = np.cumsum(present) - 1
+            cell = np.repeat(here * kinds, count)
+            cell += rank[code]
+            cells = np.bincount(cell, weights=weight, minlength=n_c * kinds).reshape(n_c, kinds)
+            hist[present] += np.einsum("i,ij->j", orbit, cells)
+            xlogx += _weighted_xlogx(cells, orbit, self.orders[present])
+        total = float(counts.sum())
+        h_a = math.log2(total) - _weighted_xlogx(hist[None, :], np.ones(1), self.orders) / total
+        h_ca = math.log2(total) - xlogx / total
+        return max(0.0, _entropy(counts) + h_a - h_ca)
 
 
 @dataclass(frozen=True)
@@ -249,17 +388,14 @@ class Deduction:
             world = ok[a][sp.first] & ok[b][sp.second] & target_ok[sp.rest]
             return np.bincount(sp.rest[world], minlength=size).astype(np.float64)
         a, b, c = self.others
-        pair_weight = self._pair_weights(ok[b], ok[c])
-        sp = hand_splits(n, k, 2 * k)
-        weights = ok[a][sp.first] * pair_weight[sp.second]
-        return np.bincount(sp.rest, weights=weights, minlength=size) * target_ok
-
-    def _pair_weights(self, ok_b: np.ndarray, ok_c: np.ndarray) -> np.ndarray:
-        """For each union of two hands, how many ways seats b and c can hold it."""
-        n, k = self.universe.n, self.universe.k
-        hp = hand_pairs(n, k)
-        both = ok_b[hp.first] & ok_c[hp.second]
-        return np.bincount(hp.rest, weights=both, minlength=len(combos(n, 2 * k)))
+        # the rows of each union, and of each centre, are consecutive and as many
+        hp, sp = hand_pairs(n, k), hand_splits(n, k, 2 * k)
+        per_union, per_centre = math.comb(2 * k, k), math.comb(n - k, k)
+        both = ok[b][hp.first.reshape(-1, per_union)] & ok[c][hp.second.reshape(-1, per_union)]
+        pair_weight = np.count_nonzero(both, axis=1)
+        ways = pair_weight[sp.second.reshape(-1, per_centre)]
+        ways *= ok[a][sp.first.reshape(-1, per_centre)]
+        return ways.sum(axis=1, dtype=np.float64) * target_ok
 
     # --- what the seat can read off the counts -----------------------------------
 
@@ -332,11 +468,25 @@ class Deduction:
         ids = [VARIANT_INDEX[v] for v in variants]
         if self.position.players == 2:
             bits = self._bits_two(ids)
-        elif self.position.players == 4 and self.worlds > CHUNK_WORLDS:
-            bits = [self._bits_four_collapsed(v) for v in ids]
+        elif self.position.players == 4 and self.worlds > FEW_WORLDS:
+            bits = self._bits_four(ids)
         else:
             bits = self._bits_group(ids)
         return dict(zip(variants, bits, strict=True))
+
+    def _bits_four(self, ids: list[int]) -> list[float]:
+        """4 players with many worlds: each question collapsed by symmetry, unless
+        listing the worlds is cheaper for it."""
+        few = self.worlds <= CHUNK_WORLDS
+        budget = self.worlds * ROW_WORTH if few else math.inf
+        plans = {v: self._four_plan(v, budget) for v in ids}
+        listed = [
+            v
+            for v, plan in plans.items()
+            if plan is None or (few and plan.entries > self.worlds * ENTRY_WORTH)
+        ]
+        found = dict(zip(listed, self._bits_group(listed), strict=True)) if listed else {}
+        return [found[v] if v in found else plans[v].bits(self.counts) for v in ids]
 
     def _bits_two(self, ids: list[int]) -> list[float]:
         live = np.nonzero(self.counts)[0]
@@ -373,83 +523,159 @@ class Deduction:
             out.append(max(0.0, h_c + h_a - h_ca))
         return out
 
-    def _bits_four_collapsed(self, variant: int) -> float:
-        """One question's worth with 4 players, without listing the worlds.
+    def _four_plan(self, variant: int, budget: float = math.inf) -> _Plan | None:
+        """One question's joint answer counts with 4 players, collapsed by symmetry.
 
-        Seats b and c enter only through the union ``S`` of their hands and the
-        pair of answers they give, so their pairs collapse to a table keyed by
-        ``(S, answers)`` with a multiplicity; each (seat a's hand, ``S``) split
-        then contributes one weighted entry per row of its ``S``.  The entries
-        are taken a block of centres at a time, as in :meth:`_world_blocks`.
+        See ``docs/solver.md``.  Sets of tiles that the question and the
+        constraints cannot tell apart are taken once, weighted by how many
+        they stand for: either tiles in one class may be swapped freely (sets
+        with the same count from each class are alike), or, when the answers
+        depend on the colours only, sets whose tiles read the same colours in
+        hand order are alike.  Seats with the same constraints answer alike
+        too, so the answers of two such seats are counted once per unordered
+        pair (of three, once per sorted triple), weighted by the orders they
+        stand for.  ``None`` if the sum would take more than ``budget`` rows.
         """
         u, ok = self.universe, self.ok
         n, k = u.n, u.k
-        a, b, c = self.others
-        col_a, m_a = _compact(u.answers[variant], ok[a], variant)
-        col_b, m_b = _compact(u.answers[variant], ok[b], variant)
-        col_c, m_c = _compact(u.answers[variant], ok[c], variant)
-        hp = hand_pairs(n, k)
-        rows = np.nonzero(ok[b][hp.first] & ok[c][hp.second])[0]
-        width_bc = m_b * m_c
-        key = hp.rest[rows].astype(np.int64) * width_bc + col_b[hp.first[rows]] * m_c
-        key += col_c[hp.second[rows]]
-        n_unions = len(combos(n, 2 * k))
-        if n_unions * width_bc <= DENSE_BINS:
-            dense = np.bincount(key, minlength=n_unions * width_bc)
-            keys = np.nonzero(dense)[0]
-            mult = dense[keys].astype(np.float64)
+        column = u.answers[variant]
+        a, b, c = _alike_last(ok, self.others)
+        pair = np.array_equal(ok[b], ok[c])
+        full = pair and np.array_equal(ok[a], ok[b])
+        live = self.counts > 0
+        constraints = ok[a] * 8 + ok[b] * 4 + ok[c] * 2 + live
+        tc = interchangeable(n, k, column.astype(np.int64) * 16 + constraints)
+        hands, unions = combos(n, k), combos(n, 2 * k)
+        missing, lone = tc.missing(hands), tc.lone_partners(hands)
+        centres = np.nonzero(live & (missing == 0))[0]
+        colours = self._colour_attribute(column, constraints)
+        by_colour = None
+        if colours is not None:
+            live_centres = np.nonzero(live)[0]
+            first, _, orbit = groups(sequence_keys(1 - tile_bits(n, k)[live_centres], colours))
+            if len(first) < len(centres):
+                by_colour = live_centres[first], orbit
+        if by_colour is not None:
+            centres, orbit = by_colour
+            canon, union_rank, _ = groups(sequence_keys(tile_bits(n, 2 * k), colours))
+            tc = TileClasses.of(np.arange(n))  # nothing further to swap
         else:
-            keys, counts = np.unique(key, return_counts=True)
-            mult = counts.astype(np.float64)
+            canon = np.nonzero(tc.missing(unions) == 0)[0]
+        per_union, per_hand = math.comb(2 * k, k), math.comb(n - k, k)
+        seats_b = np.flatnonzero(ok[b])
+        by_hand = len(seats_b) * per_hand < len(canon) * per_union
+        pair_rows = min(len(seats_b) * per_hand, len(canon) * per_union)
+        if pair_rows + len(centres) * per_hand > budget:
+            return None
+        if by_colour is None:
+            everything = np.full(len(centres), (1 << n) - 1)
+            orbit = tc.ways(everything, hands[centres], lone[centres])
+            sig_union = tile_bits(n, 2 * k) @ tc.place
+            union_of_sig = np.full(tc.radix, -1, dtype=np.int64)
+            union_of_sig[sig_union[canon]] = np.arange(len(canon))
+            union_rank = union_of_sig[sig_union]
+        n_union = len(canon)
+        col_a, m_a = _compact(column, ok[a], variant)
+        col_b, m_b = _compact(column, ok[b], variant)
+        col_c, m_c = _compact(column, ok[c], variant)
+        width_bc = m_b * m_c
+
+        # Seats b and c: each canonical union's splits into two hands, binned by
+        # their answers (only y <= z when the two seats are alike).  The pairs
+        # are found from the union, or from b's hands when b has few.
+        if by_hand:
+            partner, union_of = hand_partners(n, k)
+            hb, hc, union = seats_b[:, None], partner[seats_b], union_of[seats_b]
+            is_canon = np.zeros(len(unions), dtype=bool)
+            is_canon[canon] = True
+            keep = ok[c][hc] & is_canon[union]
+        else:
+            hp = hand_pairs(n, k)  # the rows of a union are consecutive
+            hb = hp.first.reshape(-1, per_union)[canon]
+            hc = hp.second.reshape(-1, per_union)[canon]
+            union = canon[:, None]
+            keep = ok[b][hb] & ok[c][hc]
+        if pair:
+            keep &= col_b[hb] <= col_c[hc]
+        if not tc.trivial:  # one hand of b per signature inside the union
+            keep &= (missing[hb] & unions[union]) == 0
+        where = np.flatnonzero(keep)
+        row = where // keep.shape[1]
+        if by_hand:
+            hb, hc, union = seats_b[row], hc.ravel()[where], union.ravel()[where]
+        else:
+            hb, hc, union = hb.ravel()[where], hc.ravel()[where], canon[row]
+        ways = None if tc.trivial else tc.ways(unions[union], hands[hb], lone[hb])
+        code = union_rank[union] * width_bc + col_b[hb] * m_c + col_c[hc]
+        keys, mult = _binned(code, ways, n_union * width_bc)
         union, code_bc = np.divmod(keys, width_bc)
-        per_union = np.bincount(union, minlength=n_unions)
-        union_start = np.concatenate(([0], np.cumsum(per_union)))
-        pair_weight = np.bincount(hp.rest[rows], minlength=n_unions)
-        sp = hand_splits(n, k, 2 * k)
-        split_rows = np.nonzero(
-            ok[a][sp.first] & (pair_weight[sp.second] > 0) & self.target_ok[sp.rest]
-        )[0]
-        unions = sp.second[split_rows]
-        sizes = per_union[unions]
-        ends = np.cumsum(sizes)
-        centres = sp.rest[split_rows]
-        centre_rank = _running_rank(centres)
-        code_a = (col_a[sp.first[split_rows]] * width_bc).astype(np.int32)
-        mult = mult.astype(np.float64)
-        entry_base = union_start[unions] - (ends - sizes)
-        code_bc = code_bc.astype(np.int32)
-        width = m_a * width_bc
-        hist_a = np.zeros(width)
-        xlogx_ca = 0.0
-        narrow = width <= NARROW
-        entry_base = entry_base.astype(np.int32)
-        for begin, end in _blocks(ends, centres, BLOCK_ENTRIES, max(1, BLOCK_CELLS // width)):
-            base = ends[begin - 1] if begin else 0
-            count = sizes[begin:end]
-            entry = np.repeat(entry_base[begin:end], count)
-            entry += np.arange(base, ends[end - 1], dtype=np.int32)
-            code = np.repeat(code_a[begin:end], count)
-            code += code_bc[entry]
-            weight = mult[entry]
-            centre_here = centre_rank[begin:end] - centre_rank[begin]
-            if narrow:  # (centre, answers) cells straight away
-                n_c = int(centre_here[-1]) + 1
-                code += np.repeat(centre_here * width, count)
-                dense = np.bincount(code, weights=weight, minlength=n_c * width)
-                hist_a += dense.reshape(n_c, width).sum(axis=0)
-                xlogx_ca += _xlogx(dense)
-                continue
-            hist = np.bincount(code, weights=weight, minlength=width)
-            hist_a += hist
-            present = hist > 0
-            rank = (np.cumsum(present) - 1).astype(np.int32)
-            kinds = int(present.sum())
-            cell = np.repeat(centre_here * kinds, count)
-            cell += rank[code]
-            xlogx_ca += _xlogx(np.bincount(cell, weights=weight))
-        total = float(self.counts.sum())
-        h_ca = math.log2(total) - xlogx_ca / total
-        return max(0.0, _entropy(self.counts) + _entropy(hist_a) - h_ca)
+        entries = np.bincount(union, minlength=n_union)
+        union_end = np.cumsum(entries)
+        if full:  # where each union's entries with y >= x begin (they are sorted by y)
+            by_y = np.bincount(union * m_b + code_bc // m_c, minlength=n_union * m_b)
+            by_y = by_y.reshape(n_union, m_b)
+            start_at = (union_end - entries)[:, None] + np.cumsum(by_y, axis=1) - by_y
+        else:
+            start_at = (union_end - entries)[:, None]
+
+        # Seat a: its hands in the rest of each centre, and the union they leave.
+        sp = hand_splits(n, k, 2 * k)  # the rows of a centre are consecutive
+        ha = sp.first.reshape(-1, per_hand)[centres]
+        keep = ok[a][ha]
+        rest = ((1 << n) - 1) ^ hands[centres]
+        if not tc.trivial:  # one hand per signature inside the rest
+            keep &= (missing[ha] & rest[:, None]) == 0
+        where = np.flatnonzero(keep)
+        centre_rank = where // per_hand
+        s_rank = union_rank[sp.second.reshape(-1, per_hand)[centres].ravel()[where]]
+        ha = ha.ravel()[where]
+        x = col_a[ha]
+        row_ways = None
+        if not tc.trivial:
+            row_ways = tc.ways(rest[centre_rank], hands[ha], lone[ha])
+        elif by_colour is not None:  # merge the rows that are alike
+            row_key, row_ways = _merged((centre_rank * m_a + x) * n_union + s_rank)
+            centre_rank, row_key = np.divmod(row_key, m_a * n_union)
+            x, s_rank = np.divmod(row_key, n_union)
+        first = start_at[s_rank, x] if full else start_at[s_rank, 0]
+        sizes = union_end[s_rank] - first
+        keep = sizes > 0
+        if row_ways is not None:
+            row_ways = row_ways[keep]
+            if (row_ways == 1).all():
+                row_ways = None
+        return _Plan(
+            centre_rank=centre_rank[keep],
+            orbit=orbit.astype(np.float64),
+            first=first[keep],
+            sizes=sizes[keep],
+            code_a=x[keep] * width_bc,
+            row_ways=row_ways,
+            code_bc=code_bc,
+            mult=mult,
+            width=m_a * width_bc,
+            orders=_orders(m_a, m_b, m_c, pair, full),
+        )
+
+    @cached_property
+    def _colour_runs(self) -> np.ndarray:
+        """For each hand, a number for the colours of its tiles in hand order."""
+        u = self.universe
+        colour = np.array(["RBG".index(t[0]) for t in u.tiles])
+        return groups(sequence_keys(tile_bits(u.n, u.k), colour))[1]
+
+    def _colour_attribute(self, column: np.ndarray, constraints: np.ndarray) -> np.ndarray | None:
+        """If a hand's answer depends only on its colours in hand order, a label per
+        tile (its colour and constraint class) whose sequence fixes a hand's answer
+        and constraints."""
+        if not _is_function_of(column, self._colour_runs):
+            return None
+        u = self.universe
+        classes = interchangeable(u.n, u.k, constraints).label
+        colour = np.array(["RBG".index(t[0]) for t in u.tiles])
+        attribute = groups(colour * u.n + classes)[1]
+        group = groups(sequence_keys(tile_bits(u.n, u.k), attribute))[1]
+        return attribute if _is_function_of(constraints, group) else None
 
     def _world_blocks(self) -> Iterator[tuple[np.ndarray, list[np.ndarray]]]:
         """The consistent worlds, as (centre, [hand of each other seat]) arrays.

@@ -25,10 +25,11 @@ True
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -189,6 +190,202 @@ def hand_splits(n: int, k: int, m: int) -> Pairs:
     full = (1 << n) - 1
     left = combo_index(n, n - k - m)[full ^ (small[a] | big[b])]
     return _sorted_pairs(a, b, left, len(combos(n, n - k - m)))
+
+
+@cache
+def hand_partners(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each ``k``-hand, the ``C(n - k, k)`` hands disjoint from it, and their unions.
+
+    ``partner[h, j]`` is a hand number and ``union[h, j]`` the number of the
+    ``2k``-subset they make: the rows of :func:`hand_pairs`, by first hand.
+    """
+    hp = hand_pairs(n, k)
+    order = np.argsort(hp.first, kind="stable")
+    shape = (len(combos(n, k)), math.comb(n - k, k))
+    return hp.second[order].reshape(shape), hp.rest[order].reshape(shape)
+
+
+def groups(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct values of ``keys``: where each first occurs, the group of every
+    position (groups numbered in the order of their values), and the group sizes.
+
+    (``np.unique`` does the same, but far more slowly on this numpy.)
+
+    >>> [g.tolist() for g in groups(np.array([7, 3, 7, 5, 3]))]
+    [[1, 3, 0], [2, 0, 2, 1, 0], [2, 1, 2]]
+    """
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    new = np.ones(len(keys), dtype=bool)
+    new[1:] = ordered[1:] != ordered[:-1]
+    starts = np.flatnonzero(new)
+    group = np.empty(len(keys), dtype=np.int64)
+    group[order] = np.cumsum(new) - 1
+    return order[starts], group, np.diff(starts, append=len(keys))
+
+
+# --- tiles that a table cannot tell apart ----------------------------------------
+
+
+@cache
+def _transpositions(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every swap ``(i, j)`` of two tiles, and the hand numbers it maps the hands to."""
+    hands, index = combos(n, k), combo_index(n, k)
+    swaps = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    images = np.empty((len(swaps), len(hands)), dtype=np.int32)
+    for row, (i, j) in enumerate(swaps):
+        moved = ((hands >> i) & 1) << j | ((hands >> j) & 1) << i
+        images[row] = index[hands & ~((1 << i) | (1 << j)) | moved]
+    return np.array(swaps, dtype=np.int64), images
+
+
+@cache
+def tile_bits(n: int, k: int) -> np.ndarray:
+    """``bits[h, t]``: whether ``k``-subset number ``h`` of ``n`` tiles holds tile ``t``."""
+    return ((combos(n, k)[:, None] >> np.arange(n)) & 1).astype(np.int64)
+
+
+#: ``_CHOOSE[a, b]``: the binomial coefficient, for the class sizes met here.
+_CHOOSE = np.array([[math.comb(a, b) for b in range(17)] for a in range(17)], dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class TileClasses:
+    """Classes of tiles that may be swapped freely, and subsets up to such swaps.
+
+    Two sets of tiles with the same number of tiles from each class (the same
+    *signature*) are images of one another under swaps within the classes.
+    A signature is a mixed-radix integer, the count of each class being one
+    digit, so the signature of a union of disjoint sets is the sum of theirs.
+    Among the sets of one signature inside a given set, the *canonical* one
+    takes the lowest-numbered tiles of each class.
+
+    >>> tc = TileClasses.of(np.array([0, 0, 0, 3]))
+    >>> tc.radix, [int(s) for s in tc.signatures(np.array([0b0011, 0b1001, 0b1010]))]
+    (8, [2, 5, 5])
+    >>> [int(m) for m in tc.missing(np.array([0b0011, 0b0110, 0b1001]))]
+    [0, 1, 0]
+    >>> inner = np.array([0b0011])
+    >>> tc.ways(np.array([0b1111]), inner, tc.lone_partners(inner)).tolist()  # 2 of 3 in class 0
+    [3.0]
+    """
+
+    #: ``label[t]``: the lowest tile of tile ``t``'s class.
+    label: np.ndarray
+    #: ``place[t]``: the place value of tile ``t``'s class in a signature.
+    place: np.ndarray
+    #: One more than the largest signature.
+    radix: int
+    #: ``earlier[t]``: the tiles of ``t``'s class numbered below ``t``, as a mask.
+    earlier: np.ndarray
+
+    @staticmethod
+    def of(label: np.ndarray) -> TileClasses:
+        label = np.asarray(label, dtype=np.int64)
+        n = len(label)
+        place = np.zeros(n, dtype=np.int64)
+        earlier = np.zeros(n, dtype=np.int64)
+        radix = 1
+        for c in np.unique(label):
+            members = np.nonzero(label == c)[0]
+            place[members] = radix
+            radix *= len(members) + 1
+            for rank, t in enumerate(members):
+                earlier[t] = int(sum(1 << int(s) for s in members[:rank]))
+        return TileClasses(label, place, radix, earlier)
+
+    @property
+    def trivial(self) -> bool:
+        """Whether every class is a single tile (nothing may be swapped)."""
+        return self.radix == 1 << len(self.label)
+
+    def signatures(self, masks: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(masks), dtype=np.int64)
+        for t in range(len(self.label)):
+            out += ((masks >> t) & 1) * self.place[t]
+        return out
+
+    def missing(self, masks: np.ndarray) -> np.ndarray:
+        """The tiles that a set skips below its own tiles of the same class.
+
+        A set is canonical inside ``outer`` exactly when ``missing & outer == 0``.
+        """
+        out = np.zeros(len(masks), dtype=np.int64)
+        for t in np.nonzero(self.earlier)[0]:
+            out |= ((masks >> int(t)) & 1) * self.earlier[t]
+        return out & ~masks
+
+    def lone_partners(self, masks: np.ndarray) -> np.ndarray:
+        """For each set, the partners it lacks of its tiles in two-tile classes."""
+        out = np.zeros(len(masks), dtype=np.int64)
+        for t in range(len(self.label)):
+            partner = self.label == self.label[t]
+            partner[t] = False
+            if np.count_nonzero(self.label == self.label[t]) == 2:
+                (p,) = np.nonzero(partner)[0]
+                out |= ((masks >> t) & 1) << int(p)
+        return out & ~masks
+
+    def ways(self, outer: np.ndarray, inner: np.ndarray, lone: np.ndarray) -> np.ndarray:
+        """How many sets with the signature of ``inner`` lie inside ``outer``.
+
+        ``inner`` is a subset of ``outer`` and ``lone`` its :meth:`lone_partners`
+        (a table lookup for the caller); each class adds a binomial factor, which
+        for a two-tile class is 2 exactly when ``outer`` holds both tiles and
+        ``inner`` one.
+        """
+        out = np.ldexp(1.0, np.bitwise_count(lone & outer).astype(np.int32))
+        for mask in self._big_classes:
+            out *= _CHOOSE[np.bitwise_count(outer & mask), np.bitwise_count(inner & mask)]
+        return out
+
+    @cached_property
+    def _big_classes(self) -> list[int]:
+        """Each class of three tiles or more, as a mask."""
+        out = []
+        for c in np.unique(self.label):
+            members = np.nonzero(self.label == c)[0]
+            if len(members) > 2:
+                out.append(int(sum(1 << int(t) for t in members)))
+        return out
+
+
+def interchangeable(n: int, k: int, key: np.ndarray) -> TileClasses:
+    """The tiles that ``key`` (one value per ``k``-hand of ``n`` tiles) cannot tell apart.
+
+    Tiles ``i`` and ``j`` share a class when swapping them maps every hand to
+    one with the same key.  Such swaps compose, so the classes are the
+    components of the swaps allowed, and any permutation within the classes
+    keeps every key.
+
+    >>> hands = combos(4, 2)
+    >>> interchangeable(4, 2, (hands & 0b0011 > 0).astype(int)).label.tolist()
+    [0, 0, 2, 2]
+    """
+    swaps, images = _transpositions(n, k)
+    allowed = swaps[(key[images] == key[None, :]).all(axis=1)]
+    label = np.arange(n)
+    for i, j in allowed:  # components, small enough to relabel directly
+        li, lj = label[i], label[j]
+        if li != lj:
+            label[label == max(li, lj)] = min(li, lj)
+    return TileClasses.of(label)
+
+
+def sequence_keys(bits: np.ndarray, attribute: np.ndarray) -> np.ndarray:
+    """For sets given as rows of tile bits, a number for the sequence of their tiles'
+    attributes in tile order: equal exactly when the sequences are.
+
+    ``attribute[t]`` is a small integer; sets of one size are compared only with
+    one another.
+
+    >>> bits = tile_bits(4, 2)  # {0,1} {0,2} {0,3} {1,2} {1,3} {2,3}
+    >>> sequence_keys(bits, np.array([0, 1, 0, 1])).tolist()  # 01 00 01 10 11 01
+    [2, 0, 2, 1, 3, 2]
+    """
+    base = int(attribute.max()) + 1
+    position = np.cumsum(bits, axis=1) - bits
+    return (bits * attribute[None, :] * base**position).sum(axis=1)
 
 
 # --- one seat's universe --------------------------------------------------------

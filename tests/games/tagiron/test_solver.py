@@ -6,6 +6,7 @@ import math
 from collections import Counter
 from itertools import combinations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,6 +18,16 @@ from bodoge.games.tagiron.position import Position, PositionError, Question
 from bodoge.games.tagiron.rules import Declare, questions
 from bodoge.games.tagiron.solver import Deduction, face_up_variants
 from bodoge.games.tagiron.tiles import ALL_TILES, sort_hand
+from bodoge.games.tagiron.worlds import (
+    VARIANT_INDEX,
+    TileClasses,
+    combos,
+    hand_pairs,
+    hand_splits,
+    interchangeable,
+    sequence_keys,
+    tile_bits,
+)
 from tests.games.tagiron.helpers import GAME, new
 
 # --- brute force: every arrangement of the unseen tiles, one by one ---------------
@@ -106,6 +117,65 @@ def brute_bits(position: Position, worlds, card: str, choice: int | None) -> flo
     return entropy(targets) + entropy(replies) - entropy(joint)
 
 
+def pair_table_bits(d: Deduction, variant: int) -> float:
+    """The 4-player question value without symmetry: the earlier solver's sum.
+
+    Seats b and c collapse to ``(union, answer of b, answer of c)`` with a
+    multiplicity, and every (hand of a, union) split adds the rows of its union;
+    one histogram of (centre, answers) per block of centres.  Kept as an
+    independent reference for the symmetric sum that replaced it.
+    """
+    compact, entropy_of = solver_module._compact, solver_module._entropy
+    u, ok = d.universe, d.ok
+    n, k = u.n, u.k
+    a, b, c = d.others
+    (col_a, m_a), (col_b, m_b), (col_c, m_c) = (
+        compact(u.answers[variant], ok[s], variant) for s in (a, b, c)
+    )
+    hp = hand_pairs(n, k)
+    rows = np.nonzero(ok[b][hp.first] & ok[c][hp.second])[0]
+    width_bc = m_b * m_c
+    key = hp.rest[rows].astype(np.int64) * width_bc + col_b[hp.first[rows]] * m_c
+    key += col_c[hp.second[rows]]
+    key = np.sort(key)
+    starts = np.flatnonzero(np.diff(key, prepend=-1))
+    keys, mult = key[starts], np.diff(starts, append=len(key))
+    union, code_bc = np.divmod(keys, width_bc)
+    n_unions = len(combos(n, 2 * k))
+    per_union = np.bincount(union, minlength=n_unions)
+    union_start = np.concatenate(([0], np.cumsum(per_union)))
+    sp = hand_splits(n, k, 2 * k)
+    split_rows = np.nonzero(ok[a][sp.first] & (per_union[sp.second] > 0) & d.target_ok[sp.rest])[0]
+    width = m_a * width_bc
+    hist_a = np.zeros(width)
+    xlogx_ca = 0.0
+    centres = sp.rest[split_rows]
+    step = max(1, min(64, 4_000_000 // width))  # centres per block
+    for low in range(0, int(centres[-1]) + 1, step):
+        lo, hi = np.searchsorted(centres, [low, low + step])
+        if lo == hi:
+            continue
+        rows_here = split_rows[lo:hi]
+        unions = sp.second[rows_here]
+        sizes = per_union[unions]
+        ends = np.cumsum(sizes)
+        entry = np.repeat(union_start[unions] - (ends - sizes), sizes) + np.arange(ends[-1])
+        row_cell = (centres[lo:hi] - low) * width + col_a[sp.first[rows_here]] * width_bc
+        cell = np.repeat(row_cell, sizes) + code_bc[entry]
+        cells = np.bincount(cell, weights=mult[entry], minlength=step * width)
+        hist_a += cells.reshape(step, width).sum(axis=0)
+        cells = cells[cells > 0]
+        xlogx_ca += float(np.dot(cells, np.log2(cells)))
+    total = float(d.counts.sum())
+    h_ca = math.log2(total) - xlogx_ca / total
+    return entropy_of(d.counts) + entropy_of(hist_a) - h_ca
+
+
+def planned_bits(d: Deduction, variant: tuple[str, int | None]) -> float:
+    """A question's value by the symmetric 4-player sum, whatever the world count."""
+    return d._four_plan(VARIANT_INDEX[variant]).bits(d.counts)
+
+
 def assert_matches_brute_force(position: Position) -> None:
     worlds = brute_worlds(position)
     d = Deduction(position)
@@ -123,7 +193,10 @@ def assert_matches_brute_force(position: Position) -> None:
     bits = d.question_bits()
     assert set(bits) == set(face_up_variants(position.face_up))
     for (card, choice), value in bits.items():
-        assert value == pytest.approx(brute_bits(position, worlds, card, choice), abs=1e-9)
+        expected_bits = brute_bits(position, worlds, card, choice)
+        assert value == pytest.approx(expected_bits, abs=1e-9)
+        if position.players == 4:
+            assert planned_bits(d, (card, choice)) == pytest.approx(expected_bits, abs=1e-9)
 
 
 def position_after(players: int, seed: int, asked: int, seat: int = 0) -> Position:
@@ -190,18 +263,150 @@ def test_a_wrong_declaration_rules_out_that_hand() -> None:
 
 
 def test_large_four_player_positions_agree_across_methods(monkeypatch) -> None:
-    # Few answers: many worlds.  The collapsed pair table, the chunked listing and the
-    # single listing must give the same bits.
+    # Few answers: many worlds.  The single listing, the chunked listing, the sum
+    # over the pair table and the symmetric sum must give the same bits.
     position = position_after(4, 9, 1, seat=2)
     d = Deduction(position)
     assert d.worlds > 50_000
     variants = face_up_variants(position.face_up)[:3]
-    one_block = d._bits_group([solver_module.VARIANT_INDEX[v] for v in variants])
+    one_block = d._bits_group([VARIANT_INDEX[v] for v in variants])
     monkeypatch.setattr(solver_module, "CHUNK_WORLDS", 20_000)
-    chunked = d._bits_group([solver_module.VARIANT_INDEX[v] for v in variants])
-    collapsed = [d._bits_four_collapsed(solver_module.VARIANT_INDEX[v]) for v in variants]
+    chunked = d._bits_group([VARIANT_INDEX[v] for v in variants])
+    pair_table = [pair_table_bits(d, VARIANT_INDEX[v]) for v in variants]
     assert chunked == pytest.approx(one_block, abs=1e-9)
-    assert collapsed == pytest.approx(one_block, abs=1e-9)
+    assert pair_table == pytest.approx(one_block, abs=1e-9)
+    assert [planned_bits(d, v) for v in variants] == pytest.approx(one_block, abs=1e-9)
+
+
+def test_the_four_player_opening_matches_the_pair_table() -> None:
+    # No answer yet: all 63,063,000 worlds, the three other seats alike.  Each
+    # card stands for one way of collapsing: colours in order (same-colour runs),
+    # two-tile classes with a wide answer space (the sum), bigger classes (red
+    # sum, where the 5s are).
+    position = position_after(4, 5, 0, seat=1)
+    d = Deduction(position)
+    assert d.worlds == 63_063_000
+    variants = [
+        ("same_colour_runs", None),
+        ("total_sum", None),
+        ("red_sum", None),
+        ("where_5", None),
+    ]
+    bits = d.question_bits(variants)
+    for v in variants:
+        assert bits[v] == pytest.approx(pair_table_bits(d, VARIANT_INDEX[v]), abs=1e-9), v
+
+
+def test_a_centre_ruled_out_at_the_opening_breaks_the_symmetry() -> None:
+    # A wrong declaration removes one centre: the tiles it names are no longer
+    # interchangeable with the others, and the sums must see it.
+    position = Position.from_json(
+        {
+            "players": 4,
+            "seat": 0,
+            "hand": ["R0", "B3", "G5", "R8"],
+            "face_up": ["total_sum", "where_1or2", "same_colour_runs"],
+            "log": [
+                {
+                    "type": "declaration",
+                    "seat": 0,
+                    "right": False,
+                    "tiles": ["B0", "R1", "R4", "B9"],
+                }
+            ],
+        }
+    )
+    d = Deduction(position)
+    assert d.worlds == 63_063_000 - 34_650
+    bits = d.question_bits([("total_sum", None), ("where_1or2", 1), ("same_colour_runs", None)])
+    for v, value in bits.items():
+        assert value == pytest.approx(pair_table_bits(d, VARIANT_INDEX[v]), abs=1e-9), v
+
+
+@pytest.mark.parametrize(
+    ("seed", "seat", "alike"),
+    [
+        (0, 3, 3),  # all three answered the same: sorted triples, under constraints
+        (4, 0, 2),  # two alike; same-colour runs read off colours and the 0s
+        (2, 1, 2),
+    ],
+)
+def test_four_players_after_one_answer_match_the_pair_table(
+    seed: int, seat: int, alike: int
+) -> None:
+    position = position_after(4, seed, 1, seat=seat)
+    d = Deduction(position)
+    assert d.worlds > solver_module.CHUNK_WORLDS
+    ok = [d.ok[s] for s in d.others]
+    same = sum(np.array_equal(ok[i], ok[j]) for i, j in ((0, 1), (0, 2), (1, 2)))
+    assert same == {3: 3, 2: 1}[alike]
+    bits = d.question_bits()
+    for v, value in bits.items():
+        assert value == pytest.approx(pair_table_bits(d, VARIANT_INDEX[v]), abs=1e-9), v
+
+
+@pytest.mark.parametrize(
+    ("seed", "seat", "asked"), [(7, 0, 1), (1, 2, 1), (3, 1, 2), (6, 3, 2), (5, 2, 1), (21, 0, 2)]
+)
+def test_symmetric_sum_matches_the_listing(seed: int, seat: int, asked: int) -> None:
+    # Tens of thousands to a million worlds: the symmetric sum, forced for every
+    # face-up question, against listing the worlds one by one.  The pairs of
+    # seats b and c come from the unions or, when b has few hands left, from
+    # those; the last two positions read same-colour runs off colours in order.
+    position = position_after(4, seed, asked, seat=seat)
+    d = Deduction(position)
+    variants = face_up_variants(position.face_up)
+    listed = d._bits_group([VARIANT_INDEX[v] for v in variants])
+    assert [planned_bits(d, v) for v in variants] == pytest.approx(listed, abs=1e-9)
+    assert list(d.question_bits(variants).values()) == pytest.approx(listed, abs=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    labels=st.lists(st.integers(0, 3), min_size=4, max_size=7),
+    data=st.data(),
+)
+def test_tile_classes_count_the_sets_they_stand_for(labels: list[int], data) -> None:
+    n = len(labels)
+    tc = TileClasses.of(np.array(labels))
+    outer = data.draw(st.sets(st.integers(0, n - 1), min_size=1), label="outer")
+    inner = data.draw(st.sets(st.sampled_from(sorted(outer))), label="inner")
+    size = len(inner)
+
+    def as_mask(tiles) -> np.ndarray:
+        return np.array([sum(1 << t for t in tiles)])
+
+    signature = Counter(labels[t] for t in inner)
+    alike = [
+        s for s in combinations(sorted(outer), size) if Counter(labels[t] for t in s) == signature
+    ]
+    canonical = min(alike)
+    mask = as_mask(canonical)
+    assert tc.ways(as_mask(outer), mask, tc.lone_partners(mask))[0] == len(alike)
+    assert (tc.missing(mask) & as_mask(outer))[0] == 0
+    assert all((tc.missing(as_mask(s)) & as_mask(outer))[0] != 0 for s in alike if s != canonical)
+    sig = tc.signatures(as_mask(canonical))[0]
+    assert all(tc.signatures(as_mask(s))[0] == sig for s in alike)
+
+
+def test_interchangeable_tiles_of_a_sum_are_the_two_of_a_number() -> None:
+    d = Deduction(position_after(4, 5, 0, seat=1))
+    u = d.universe
+    tc = interchangeable(u.n, u.k, u.answers[VARIANT_INDEX["total_sum", None]].astype(np.int64))
+    numbers = [int(t[1]) for t in u.tiles]
+    for i in range(u.n):
+        for j in range(u.n):
+            assert (tc.label[i] == tc.label[j]) == (numbers[i] == numbers[j])
+
+
+def test_sequence_keys_tell_colour_orders_apart() -> None:
+    bits = tile_bits(6, 3)
+    colour = np.array([0, 1, 0, 1, 1, 2])
+    keys = sequence_keys(bits, colour)
+    reads = [tuple(colour[t] for t in range(6) if b[t]) for b in bits]
+    for i in range(len(bits)):
+        for j in range(len(bits)):
+            assert (keys[i] == keys[j]) == (reads[i] == reads[j])
 
 
 def test_probabilities_add_up_and_tiles_agree() -> None:
@@ -279,3 +484,11 @@ def test_own_answer_must_fit_own_hand() -> None:
                 }
             )
         )
+
+
+def test_the_bench_times_the_four_player_opening() -> None:
+    from bodoge.games.tagiron.bench import bench_positions
+
+    first, second = bench_positions(4, 1, asked=0)[0], bench_positions(4, 1, asked=1)[0]
+    assert first.log == () and len(first.face_up) == 6
+    assert len(second.log) == 1 and isinstance(second.log[0], Question)
