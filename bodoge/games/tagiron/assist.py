@@ -59,10 +59,6 @@ Answers: a number; positions like '1 3' or 'none'; runs like '1-2 4-5' or 'none'
 'high' or 'low' for the middle tile.  In 'S=ANSWER' form use commas: 1=1,3  2=1-2,4-5"""
 
 
-#: Beyond this many worlds (a 4-player opening), rank only the face-up cards.
-MANY_WORLDS = 1_000_000
-
-
 class AssistError(ValueError):
     """A line the assistant cannot take; nothing is changed."""
 
@@ -408,8 +404,6 @@ class Assistant:
 
         if self.face_up:
             return d.question_bits(face_up_variants(self.face_up)), "face-up"
-        if d.worlds > MANY_WORLDS:
-            return {}, "none yet: tell me the face-up cards with 'faceup CARD …'"
         asked = {e.get("card") for e in self.log}
         assert self.players is not None
         unasked = [c for c in cards_for(self.players) if c not in asked]

@@ -126,6 +126,14 @@ def test_four_players_answer_everything_and_declarations_count() -> None:
     assert len(assistant.log) == 3
 
 
+def test_four_player_opening_ranks_every_unasked_card() -> None:
+    # No face-up cards given: the best question is chosen among all 19 cards,
+    # even at the opening's 63 million worlds.
+    _, out = drive("4\n0\nR0 B3 G5 R8\nbest\nquit\n")
+    assert "Best question (among all unasked cards):" in out
+    assert "none yet" not in out
+
+
 @pytest.mark.parametrize(
     ("card", "text", "expected"),
     [
