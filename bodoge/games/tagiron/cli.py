@@ -29,6 +29,7 @@ from bodoge.games.tagiron.solver import Deduction
 
 JSON = Any
 LEVELS = ("easy", "normal", "expert")
+SOLO_LEVELS = ("random", "easy", "normal", "expert")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -59,9 +60,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     selfplay.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
     selfplay.add_argument(
         "--solo",
-        metavar="LEVEL",
-        choices=("random", "easy", "normal", "expert"),
-        help="instead: questions one 2-player asker needs until certain",
+        metavar="LEVEL[,LEVEL…]",
+        help="instead: questions one 2-player asker needs until certain (random, easy, "
+        "normal, expert); several levels play the same deals, compared with the first",
     )
     selfplay.set_defaults(func=cmd_selfplay)
 
@@ -228,13 +229,22 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     if args.games < 1:
         return _error("--games must be at least 1")
     if args.solo:
-        counts: list[int] = []
-        with _progress(args.games, f"solo {args.solo}") as bar:
+        solo = [level.strip() for level in args.solo.split(",")]
+        unknown = [level for level in solo if level not in SOLO_LEVELS]
+        if unknown or len(set(solo)) < len(solo):
+            return _error(
+                f"--solo takes distinct levels among {', '.join(SOLO_LEVELS)}, not {args.solo!r}"
+            )
+        rows: list[tuple[int, ...]] = []
+        with _progress(args.games, f"solo {', '.join(solo)}") as bar:
             task = bar.add_task("", total=args.games)
-            for n in sp.run_solo(args.solo, args.games, args.seed, jobs=args.jobs, progress=None):
-                counts.append(n)
+            for row in sp.run_solo_paired(solo, args.games, args.seed, jobs=args.jobs):
+                rows.append(row)
                 bar.advance(task)
-        render_solo(console, args.solo, counts)
+        if len(solo) == 1:
+            render_solo(console, solo[0], [row[0] for row in rows])
+        else:
+            render_solo_paired(console, sp.SoloSummary.of(solo, rows))
         return 0
     try:
         levels = expand_levels(args.bots, args.players)
@@ -266,6 +276,31 @@ def render_solo(console: Console, level: str, counts: Sequence[int]) -> None:
         k = counts.count(n)
         table.add_row(str(n), str(k), f"{k / len(counts):.1%}")
     console.print(table)
+
+
+def render_solo_paired(console: Console, summary) -> None:
+    """Levels asking alone on the same deals, each against the first."""
+    console.print(
+        f"asking alone on the same {summary.deals} deals: questions on average until the "
+        "opponent's hand is certain"
+    )
+    table = Table(title="By level", title_justify="left")
+    for column in ("level", "mean", "95% CI", f"minus {summary.levels[0]}", "95% CI "):
+        table.add_column(column, justify="left" if column == "level" else "right")
+    for i, level in enumerate(summary.levels):
+        mean, half = summary.means[i], summary.halves[i]
+        diff = ("", "")
+        if i:
+            d, lo, hi = summary.differences[i - 1]
+            diff = (f"{d:+.3f}", f"{lo:+.3f} to {hi:+.3f}")
+        table.add_row(level, f"{mean:.3f}", f"{mean - half:.3f}–{mean + half:.3f}", *diff)
+    console.print(table)
+    for level, (d, lo, hi) in zip(summary.levels[1:], summary.differences, strict=True):
+        verdict = "fewer" if hi < 0 else "more" if lo > 0 else "no significant difference"
+        console.print(
+            f"{level} − {summary.levels[0]}: {d:+.3f} questions per deal "
+            f"(paired 95% CI {lo:+.3f} to {hi:+.3f}): {verdict}"
+        )
 
 
 def render_tally(console: Console, tally) -> None:

@@ -22,9 +22,11 @@ from dataclasses import dataclass, field
 from bodoge.core.errors import GameError
 from bodoge.core.rng import derive_seed, rng
 from bodoge.games.tagiron.bots import make_bot
+from bodoge.games.tagiron.duel import DuelExpert
 from bodoge.games.tagiron.game import TagironGame
 from bodoge.games.tagiron.position import Position
 from bodoge.games.tagiron.rules import Ask, Asked, Declare, Declared, TagironState, questions
+from bodoge.games.tagiron.situation import Situation
 from bodoge.games.tagiron.solver import Deduction, face_up_variants
 
 GAME = TagironGame()
@@ -119,28 +121,28 @@ def solo_questions(level: str, seed: int) -> int:
 
     Only one seat asks, from six face-up cards refilled from the deck; its
     opponent never asks.  ``level`` is ``random``/``easy``, ``normal`` or
-    ``expert`` (which, alone, does not shun shared cards).  If the cards run
-    out first, the count is the number asked plus one (no more could be asked).
+    ``expert`` (its best question, knowing it asks alone: no card leaves the
+    table on the opponent's turns and nobody hears a shared card's answer).
+    If the cards run out first, the count is the number asked plus one (no
+    more could be asked).  The same seed gives every level the same deal and
+    deck, so levels compare on paired deals.
     """
     state = GAME.setup(GAME.options({"players": 2}), 2, seed)
     seat = state.turn
-    if level == "expert":
-        from bodoge.games.tagiron.bots import ExpertBot
-
-        bot = ExpertBot(leak=0.0)  # alone: nobody hears a shared card's answer
-    else:
-        bot = None if level in ("random", "easy") else make_bot(level)
+    duel = DuelExpert(alone=True) if level == "expert" else None
+    bot = None if level in ("random", "easy", "expert") else make_bot(level)
     choose = rng(seed, "solo")
     asked = 0
     while True:
         view = GAME.view(state, seat)
-        position = Position.from_view(view)
-        deduction = Deduction(position)
+        deduction = Deduction(Position.from_view(view))
         if deduction.certain:
             return asked
         if not state.face_up:
             return asked + 1
-        if bot is None:
+        if duel is not None:
+            move = duel.best_question(Situation(view, seat, deduction), choose)
+        elif bot is None:
             move = choose.choice(questions(state))
         else:
             move = bot.act(view, seat, choose)
@@ -254,9 +256,37 @@ def run_games(
                 yield record
 
 
-def _solo_many(args: tuple[str, int, list[int]]) -> list[int]:
-    level, seed, numbers = args
-    return [solo_questions(level, derive_seed(seed, "solo", i)) for i in numbers]
+def _solo_many(args: tuple[tuple[str, ...], int, list[int]]) -> list[tuple[int, ...]]:
+    levels, seed, numbers = args
+    return [
+        tuple(solo_questions(level, derive_seed(seed, "solo", i)) for level in levels)
+        for i in numbers
+    ]
+
+
+def run_solo_paired(
+    levels: Sequence[str],
+    games: int,
+    seed: int,
+    *,
+    jobs: int = 1,
+) -> Iterable[tuple[int, ...]]:
+    """Per deal, the questions each level needs asking alone (the same deals for all)."""
+    numbers = list(range(games))
+    batches = [(tuple(levels), seed, numbers[i : i + 10]) for i in range(0, games, 10)]
+    if jobs <= 1:
+        results = map(_solo_many, batches)
+    else:
+        import multiprocessing
+
+        pool = multiprocessing.get_context("fork").Pool(jobs)
+        results = pool.imap_unordered(_solo_many, batches)
+    try:
+        for batch in results:
+            yield from batch
+    finally:
+        if jobs > 1:
+            pool.close()
 
 
 def run_solo(
@@ -267,21 +297,48 @@ def run_solo(
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
 ) -> Iterable[int]:
-    numbers = list(range(games))
-    batches = [(level, seed, numbers[i : i + 10]) for i in range(0, games, 10)]
-    if jobs <= 1:
-        results = map(_solo_many, batches)
-    else:
-        import multiprocessing
+    for (count,) in run_solo_paired((level,), games, seed, jobs=jobs):
+        if progress:
+            progress(count)
+        yield count
 
-        pool = multiprocessing.get_context("fork").Pool(jobs)
-        results = pool.imap_unordered(_solo_many, batches)
-    try:
-        for batch in results:
-            for count in batch:
-                if progress:
-                    progress(count)
-                yield count
-    finally:
-        if jobs > 1:
-            pool.close()
+
+@dataclass(frozen=True)
+class SoloSummary:
+    """Levels asking alone on the same deals: each one's mean, and each against the first.
+
+    >>> s = SoloSummary.of(("normal", "expert"), [(5, 4), (4, 4), (6, 5), (3, 3)])
+    >>> s.means, s.differences[0][0]
+    ((4.5, 4.0), -0.5)
+    """
+
+    levels: tuple[str, ...]
+    deals: int
+    means: tuple[float, ...]
+    #: Half-widths of the 95% intervals of the means.
+    halves: tuple[float, ...]
+    #: For each level after the first: the mean paired difference to the first, and its 95% CI.
+    differences: tuple[tuple[float, float, float], ...]
+
+    @classmethod
+    def of(cls, levels: Sequence[str], rows: Sequence[Sequence[int]]) -> SoloSummary:
+        n = len(rows)
+        columns = list(zip(*rows, strict=True))
+        means = tuple(sum(c) / n for c in columns)
+        halves = tuple(_half_width(c) for c in columns)
+        differences = []
+        for c in columns[1:]:
+            d = [b - a for a, b in zip(columns[0], c, strict=True)]
+            mean, half = sum(d) / n, _half_width(d)
+            differences.append((mean, mean - half, mean + half))
+        return cls(tuple(levels), n, means, halves, tuple(differences))
+
+
+def _half_width(values: Sequence[float], z: float = 1.96) -> float:
+    """Half the width of the normal 95% interval of a mean."""
+    n = len(values)
+    if n < 2:
+        return 0.0
+    mean = sum(values) / n
+    var = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return z * math.sqrt(var / n)

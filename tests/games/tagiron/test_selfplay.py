@@ -6,9 +6,12 @@ import pytest
 
 from bodoge.cli import main
 from bodoge.games.tagiron.selfplay import (
+    SoloSummary,
     Tally,
     play_game,
     run_games,
+    run_solo,
+    run_solo_paired,
     seat_rotation,
     solo_questions,
     wilson,
@@ -52,6 +55,38 @@ def test_parallel_runs_give_the_same_games() -> None:
 def test_solo_asker_needs_a_few_questions() -> None:
     counts = [solo_questions("normal", seed) for seed in range(5)]
     assert all(2 <= c <= 21 for c in counts)
+
+
+def test_solo_levels_meet_the_same_deals() -> None:
+    # the same level twice asks the same questions on the same deals
+    rows = list(run_solo_paired(("normal", "normal", "random"), 6, seed=2))
+    assert len(rows) == 6 and all(a == b for a, b, _ in rows)
+    assert [a for a, _, _ in rows] == list(run_solo("normal", 6, seed=2))
+    assert sum(r for _, _, r in rows) > sum(a for a, _, _ in rows)  # random asks more
+
+
+def test_solo_summary_pairs_the_deals() -> None:
+    rows = [(5, 4), (4, 4), (6, 5), (3, 3), (4, 4)]
+    s = SoloSummary.of(("normal", "expert"), rows)
+    assert s.deals == 5 and s.means == (4.4, 4.0)
+    diff, lo, hi = s.differences[0]
+    # differences -1, 0, -1, 0, 0: mean -0.4, sd 0.548, half-width 1.96 * 0.548 / sqrt(5)
+    assert diff == pytest.approx(-0.4)
+    assert (lo, hi) == pytest.approx((-0.4 - 0.48010, -0.4 + 0.48010), abs=1e-4)
+    assert SoloSummary.of(("normal",), [(4,)]).halves == (0.0,)
+
+
+def test_selfplay_solo_command_compares_levels_on_the_same_deals(capsys) -> None:
+    assert main(["tagiron", "selfplay", "--solo", "normal,expert", "--games", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "same 3 deals" in out and "minus normal" in out
+    assert "expert − normal" in out and "paired 95% CI" in out
+
+
+def test_selfplay_solo_refuses_unknown_or_repeated_levels(capsys) -> None:
+    assert main(["tagiron", "selfplay", "--solo", "normal,wizard", "--games", "2"]) == 2
+    assert "wizard" in capsys.readouterr().err
+    assert main(["tagiron", "selfplay", "--solo", "normal,normal", "--games", "2"]) == 2
 
 
 def test_selfplay_command(capsys) -> None:
