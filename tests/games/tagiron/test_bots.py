@@ -13,6 +13,7 @@ from bodoge.games.tagiron.group import GroupExpert
 from bodoge.games.tagiron.position import Position
 from bodoge.games.tagiron.rules import Ask, Declare, Pass, questions
 from bodoge.games.tagiron.selfplay import play_game
+from bodoge.games.tagiron.situation import Situation
 from bodoge.games.tagiron.solver import Deduction
 from tests.games.tagiron.helpers import GAME, new
 
@@ -164,12 +165,12 @@ def test_group_bots_declare_out_of_turn_when_certain() -> None:
     raise AssertionError("no seat became certain out of turn")
 
 
-def test_group_expert_declares_out_of_turn_once_a_guess_is_likelier_right() -> None:
-    # With 3 players, out of turn: the expert names a centre at 50% or more,
-    # waits below it, and the normal bot waits for certainty either way.
-    threshold = GroupExpert.threshold
-    assert threshold == 0.5  # measured against 0.4–0.7: see docs/solver.md
-    seen = {"declare": False, "wait": False}
+def test_group_expert_declares_out_of_turn_once_a_guess_is_worth_more_than_waiting() -> None:
+    # With 3 players, out of turn: the expert names its likeliest centre exactly
+    # when its rule says declaring beats waiting, which is no fixed threshold
+    # (it declares below 50% and waits above it); the normal bot waits for
+    # certainty either way.
+    seen = {"declare below half": False, "wait above half": False}
     for seed in range(40):
         state = new(3, seed)
         choose = random.Random(seed)
@@ -183,12 +184,11 @@ def test_group_expert_declares_out_of_turn_once_a_guess_is_likelier_right() -> N
                     continue
                 expert = make_bot("expert").act(view, seat, random.Random(0))
                 assert make_bot("normal").act(view, seat, random.Random(0)) is None
-                if d.best()[1] >= threshold:
-                    assert expert == Declare(d.best()[0])
-                    seen["declare"] = True
-                else:
-                    assert expert is None
-                    seen["wait"] = True
+                wanted = GroupExpert().should_declare(Situation(view, seat, d))
+                assert expert == (Declare(d.best()[0]) if wanted else None)
+                p = d.best()[1]
+                seen["declare below half"] |= wanted and p < 0.5
+                seen["wait above half"] |= not wanted and p >= 0.5
             state, _ = GAME.apply(state, state.turn, choose.choice(questions(state)))
         if all(seen.values()):
             return

@@ -1,0 +1,176 @@
+"""What one seat can tell about its rivals' knowledge (3–4 players).
+
+Every answer is public, so a rival's deduction differs from this seat's only
+by the hand it holds.  Late in a game this seat's worlds are few, and each of
+them fixes every rival's hand; the rival's own :class:`Deduction`, from that
+hand and the same public log, then says whether the rival is certain (a
+certain rival declares at its first chance).  :func:`rival_race` does this in
+every world, computing the deductions of each rival's likeliest hands and
+counting its other hands as certain as those are on average.
+
+:func:`told_by_my_answers` is the other side: what this seat's own answer to
+a question tells everyone about its hand.
+
+>>> from bodoge.games.tagiron.position import Position
+>>> p = Position.from_json({"players": 3, "seat": 0, "hand": ["R2", "B2", "B3", "R4", "B8"],
+...     "log": [{"seat": 0, "card": "red_sum", "answers": {"1": 13, "2": 15}},
+...             {"seat": 1, "card": "blue_sum", "answers": {"0": 13, "2": 0}},
+...             {"seat": 2, "card": "mid3_sum", "answers": {"0": 9, "1": 8}}]})
+>>> d = Deduction(p)
+>>> d.worlds, d.candidate_count
+(6, 4)
+>>> race = rival_race(d, [1, 2])
+>>> race.certain[2].tolist()  # seat 2 is certain when it holds R0 B0 G5 R7 R8
+[0.0, 0.0, 0.0, 0.0, 1.0, 1.0]
+>>> told = told_by_my_answers(p, [("odd_count", None), ("total_sum", None)])
+>>> told[("odd_count", None)], round(told[("total_sum", None)], 2)  # only a shared card
+(0.0, 2.77)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bodoge.games.tagiron.position import Position, PositionError, Question, answering_seats
+from bodoge.games.tagiron.solver import Deduction, Variant
+from bodoge.games.tagiron.worlds import (
+    VARIANT_INDEX,
+    answer_id,
+    combos,
+    hand_answer_ids,
+    hand_pairs,
+    hand_splits,
+    universe,
+)
+
+#: Worlds listed at most: with more, no rival is anywhere near certain.
+MAX_WORLDS = 20_000
+#: Distinct hands per rival whose deduction is computed, the likeliest first.
+HANDS_PER_RIVAL = 12
+
+
+@dataclass(frozen=True)
+class WorldList:
+    """The worlds a seat still thinks possible, one row each (all equally likely).
+
+    ``centre`` and ``hands[s]`` number hands in the seat's universe.
+    """
+
+    centre: np.ndarray
+    hands: dict[int, np.ndarray]
+
+    def __len__(self) -> int:
+        return len(self.centre)
+
+
+def list_worlds(d: Deduction, limit: int = MAX_WORLDS) -> WorldList | None:
+    """Every world the deduction allows, or ``None`` if there are more than ``limit``.
+
+    The same joins as the solver's counts (``docs/solver.md``), expanded.
+    """
+    if d.position.players == 2 or d.worlds > limit:
+        return None
+    u, ok = d.universe, d.ok
+    n, k = u.n, u.k
+    if d.position.players == 3:
+        a, b = d.others
+        sp = hand_splits(n, k, k)
+        rows = np.nonzero(ok[a][sp.first] & ok[b][sp.second] & d.target_ok[sp.rest])[0]
+        return WorldList(sp.rest[rows], {a: sp.first[rows], b: sp.second[rows]})
+    a, b, c = d.others
+    hp = hand_pairs(n, k)
+    pair_rows = np.nonzero(ok[b][hp.first] & ok[c][hp.second])[0]  # sorted by union
+    per_union = np.bincount(hp.rest[pair_rows], minlength=len(combos(n, 2 * k)))
+    union_start = np.concatenate(([0], np.cumsum(per_union)))
+    sp = hand_splits(n, k, 2 * k)
+    rows = np.nonzero(ok[a][sp.first] & (per_union[sp.second] > 0) & d.target_ok[sp.rest])[0]
+    count = per_union[sp.second[rows]]
+    which = np.repeat(np.arange(len(rows)), count)
+    offset = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    pair = pair_rows[union_start[sp.second[rows]][which] + offset]
+    return WorldList(
+        sp.rest[rows][which],
+        {a: sp.first[rows][which], b: hp.first[pair], c: hp.second[pair]},
+    )
+
+
+def rival_position(position: Position, rival: int, tiles: Sequence[str]) -> Position:
+    """The position of ``rival`` if it holds ``tiles``: the same public log, its own hand."""
+    return Position(position.players, rival, tuple(tiles), position.face_up, position.log)
+
+
+@dataclass(frozen=True)
+class RivalRace:
+    """Per world, whether each rival still racing is certain of the centre.
+
+    ``certain[s][w]`` is 1 if rival ``s`` is certain in world ``w`` and 0 if
+    not; for a hand whose deduction was not computed, the share of certain
+    ones among its computed hands (weighted by worlds).
+    """
+
+    worlds: int
+    certain: dict[int, np.ndarray]
+
+    def certain_rivals(self) -> np.ndarray:
+        """Per world, how many rivals are certain."""
+        return sum(self.certain.values(), np.zeros(self.worlds))
+
+
+def rival_race(
+    d: Deduction,
+    rivals: Sequence[int],
+    *,
+    hands_per_rival: int = HANDS_PER_RIVAL,
+    max_worlds: int = MAX_WORLDS,
+) -> RivalRace | None:
+    """Each rival's certainty in every world, or ``None`` when the worlds are too many."""
+    worlds = list_worlds(d, max_worlds)
+    if worlds is None:
+        return None
+    certain: dict[int, np.ndarray] = {}
+    for rival in rivals:
+        hands, inverse, weight = np.unique(
+            worlds.hands[rival], return_inverse=True, return_counts=True
+        )
+        sure = np.full(len(hands), np.nan)
+        for i in np.argsort(-weight, kind="stable")[:hands_per_rival]:
+            tiles = d.universe.hand_tiles[hands[i]]
+            try:
+                sure[i] = Deduction(rival_position(d.position, rival, tiles)).certain
+            except PositionError:  # not for a world the deduction allows; stay neutral
+                continue
+        known = ~np.isnan(sure)
+        share = np.dot(weight[known], sure[known]) / weight[known].sum() if known.any() else 0.0
+        certain[rival] = np.where(known, sure, share)[inverse]
+    return RivalRace(len(worlds), certain)
+
+
+def told_by_my_answers(position: Position, variants: Sequence[Variant]) -> dict[Variant, float]:
+    """Bits this seat's own answer to each question would tell the others about its hand.
+
+    The others' view of this hand is taken as every hand that fits this seat's
+    public answers (leaving out their own tiles); a question this seat does not
+    answer (with 3 players, one it asks that is not shared) tells them nothing.
+    """
+    everything = universe((), position.k)
+    fits = np.ones(len(everything.hands), dtype=bool)
+    for entry in position.log:
+        if isinstance(entry, Question):
+            for s, given in entry.answers:
+                if s == position.seat:
+                    v = VARIANT_INDEX[entry.card, entry.choice]
+                    fits &= everything.answers[v] == answer_id(v, given)
+    public = np.nonzero(fits)[0]
+    mine = hand_answer_ids(position.hand)
+    out: dict[Variant, float] = {}
+    for card, choice in variants:
+        if position.seat not in answering_seats(position.players, position.seat, card):
+            out[card, choice] = 0.0
+            continue
+        v = VARIANT_INDEX[card, choice]
+        agree = np.count_nonzero(everything.answers[v, public] == mine[v])
+        out[card, choice] = float(np.log2(len(public) / max(agree, 1)))
+    return out
