@@ -3,7 +3,8 @@
 * ``solve POSITION.json [--json]``: exact deduction for one seat's position;
 * ``assist``: a companion for a game at a real table;
 * ``selfplay``: bots against bots, with win rates and confidence intervals,
-  or ``--solo LEVEL``: questions a lone asker needs until certain;
+  or ``--solo LEVEL[,LEVEL…]``: questions a lone asker needs until certain
+  (several levels on the same deals, each compared with the first);
 * ``play``: one person against a bot in the terminal (2 players).
 
 Handlers return the exit status: 0, or 2 for a bad position or bad arguments.
