@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import random
 
+import pytest
+
 from tests.server.tagiron_play import Truth, history, leaks, play_seat
 from tests.support.client import Client
 from tests.support.live_server import LiveServer
@@ -50,9 +52,10 @@ async def test_two_clients_play_a_whole_game_watched_by_a_spectator(
         await client.close()
 
 
-async def test_a_four_player_game_with_three_bots(live_server: LiveServer) -> None:
+@pytest.mark.parametrize("level", ["easy", "expert"])
+async def test_a_four_player_game_with_three_bots(live_server: LiveServer, level: str) -> None:
     ann = await Client.connect(live_server.ws_url, "Ann")
-    bots = [{"seat": s, "level": "easy"} for s in (1, 2, 3)]
+    bots = [{"seat": s, "level": level} for s in (1, 2, 3)]
     table = (await ann.ok("table.create", game="tagiron", options={"players": 4}, bots=bots))[
         "table"
     ]
