@@ -41,7 +41,7 @@ export function answerView(card, choice, value, size) {
     const middle = Math.floor(size / 2) + 1;
     return h(
       "span",
-      { class: "ans ans--hl" },
+      { class: "ans ans--hl", dataset: { testid: "answer" } },
       slots(size, (p) => (p === middle ? h("span", { class: ["slot", "slot--hl", `slot--${value}`] }, value === "high" ? "≥5" : "≤4") : null)),
       h("span", { class: ["ans-word", `ans-word--${value}`] }, value === "high" ? t("tg.log.high") : t("tg.log.low")),
     );
@@ -80,7 +80,7 @@ export function answerView(card, choice, value, size) {
       runs.length === 0 ? h("span", { class: "ans-word" }, t("tg.log.none")) : null,
     );
   }
-  return h("span", { class: "ans" }, JSON.stringify(value));
+  return h("span", { class: "ans", dataset: { testid: "answer" } }, JSON.stringify(value));
 }
 
 function slots(size, fill) {
