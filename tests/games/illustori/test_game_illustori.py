@@ -68,12 +68,14 @@ def a_word(
     """A word (and stated ends) that starts with one of ``heads`` (any letter if empty).
 
     With ``style.penalty`` zero the word is never a penalty: its tail is not ``ん``,
-    not its head's letter and not a used joint.
+    not its head's letter and not a used joint (unless every letter is used: in a
+    long English game all 26 can be).
     """
     letters = LETTERS if language == "en" else KANA
     head = r.choice(heads or list(letters))
     plain = head if language == "en" else kana.base(head)
     safe = [c for c in letters if c != plain and c not in used]
+    safe = safe or [c for c in letters if c != plain]
     roll = r.random()
     if roll < style.penalty / 2 and language == "ja":
         tail = "ん"
