@@ -17,15 +17,14 @@ from typing import Any
 import numpy as np
 
 from bodoge.core.game import Move
-from bodoge.games.tagiron.cards import CARDS, cards_for
-from bodoge.games.tagiron.position import Position, Question
+from bodoge.games.tagiron.cards import cards_for
+from bodoge.games.tagiron.rivals import public_hands, told_by_my_answers
 from bodoge.games.tagiron.rollout import sample_costs
 from bodoge.games.tagiron.rules import Ask, Pass
 from bodoge.games.tagiron.situation import TIE, Situation, best_variants, pick
-from bodoge.games.tagiron.solver import Deduction, Variant, face_up_variants
+from bodoge.games.tagiron.solver import Deduction, Variant, entropy, face_up_variants
 from bodoge.games.tagiron.worlds import (
     VARIANT_INDEX,
-    answer_id,
     hand_answer_ids,
     universe,
 )
@@ -50,19 +49,6 @@ class Rival:
     soon: float
     #: The opponent's chance of naming this seat's hand if it had to guess now.
     guess: float
-
-
-def public_hands(position: Position) -> np.ndarray:
-    """Indices in the all-tiles universe of the hands that fit this seat's public answers."""
-    everything = universe((), position.k)
-    ok = np.ones(len(everything.hands), dtype=bool)
-    for entry in position.log:
-        if isinstance(entry, Question):
-            for s, given in entry.answers:
-                if s == position.seat:
-                    v = VARIANT_INDEX[entry.card, entry.choice]
-                    ok &= everything.answers[v] == answer_id(v, given)
-    return np.nonzero(ok)[0]
 
 
 def rival_knowledge(s: Situation, *, limit: int = 400) -> Rival | None:
@@ -99,7 +85,7 @@ def rival_knowledge(s: Situation, *, limit: int = 400) -> Rival | None:
         # the opponent's likeliest next question: the most informative for it
         best, best_bits = None, -1.0
         for v in face_up:
-            bits = _bits_of(everything.answers[v, public[cand]])
+            bits = entropy(np.bincount(everything.answers[v, public[cand]]))
             if bits > best_bits + TIE:
                 best, best_bits = v, bits
         if best is not None:
@@ -108,12 +94,6 @@ def rival_knowledge(s: Situation, *, limit: int = 400) -> Rival | None:
                 soon += w
     total = float(weights.sum())
     return Rival(certain / total, soon / total, guess / total)
-
-
-def _bits_of(codes: np.ndarray) -> float:
-    counts = np.bincount(codes)
-    p = counts[counts > 0] / len(codes)
-    return float(-(p * np.log2(p)).sum())
 
 
 def split_after(d: Deduction, variant: Variant) -> list[tuple[float, float, int]]:
@@ -137,14 +117,15 @@ def rival_bits(d: Deduction, cards: Sequence[str]) -> dict[str, float]:
     """For each card, the most bits its answer from this seat would tell the opponent.
 
     The opponent's view of this hand is taken as every hand that fits this
-    seat's public answers (as in :func:`shared_leaks`).
+    seat's public answers (:func:`~bodoge.games.tagiron.rivals.public_hands`).
     """
     everything = universe((), d.position.k)
     public = public_hands(d.position)
     out = {}
     for card in dict.fromkeys(cards):
         out[card] = max(
-            _bits_of(everything.answers[VARIANT_INDEX[v], public]) for v in face_up_variants([card])
+            entropy(np.bincount(everything.answers[VARIANT_INDEX[v], public]))
+            for v in face_up_variants([card])
         )
     return out
 
@@ -178,26 +159,6 @@ MAX_SAMPLES = 64
 #: Expected questions a rollout must save to overrule the greedy choice, and standard errors.
 MARGIN = 0.02
 CONFIDENCE = 1.0
-
-
-def shared_leaks(d: Deduction, variants: Sequence[Variant]) -> dict[Variant, float]:
-    """Bits a shared card's answer from this seat tells the opponent about this hand.
-
-    The opponent's view of this hand is taken as every hand that fits this
-    seat's public answers (ignoring the opponent's own tiles).
-    """
-    shared = [v for v in variants if CARDS[v[0]].shared]
-    if not shared:
-        return {}
-    everything = universe((), d.position.k)
-    public = public_hands(d.position)
-    mine = hand_answer_ids(d.position.hand)
-    out = {}
-    for variant in shared:
-        v = VARIANT_INDEX[variant]
-        agree = np.count_nonzero(everything.answers[v, public] == mine[v])
-        out[variant] = float(np.log2(len(public) / max(agree, 1)))
-    return out
 
 
 #: How much of the remaining race a not-yet-certain seat is taken to win later.
@@ -276,7 +237,7 @@ class DuelExpert:
         variants = s.variants
         out = dict.fromkeys(variants, 0.0)
         if self.leak:
-            for variant, leak in shared_leaks(d, variants).items():
+            for variant, leak in told_by_my_answers(d.position, variants).items():
                 out[variant] += self.leak * leak
         if self.deny:
             left = left_to_rival(d, s.view["face_up"], unseen_deck(s.view))

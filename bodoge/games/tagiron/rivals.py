@@ -1,4 +1,4 @@
-"""What one seat can tell about its rivals' knowledge (3–4 players).
+"""What one seat can tell of its rivals' knowledge, and what its own answers tell them.
 
 Every answer is public, so a rival's deduction differs from this seat's only
 by the hand it holds.  Late in a game this seat's worlds are few, and each of
@@ -9,7 +9,8 @@ every world, computing the deductions of each rival's likeliest hands and
 counting its other hands as certain as those are on average.
 
 :func:`told_by_my_answers` is the other side: what this seat's own answer to
-a question tells everyone about its hand.
+a question tells everyone about its hand (with 2 players, only a shared card
+makes the asker answer).
 
 >>> from bodoge.games.tagiron.position import Position
 >>> p = Position.from_json({"players": 3, "seat": 0, "hand": ["R2", "B2", "B3", "R4", "B8"],
@@ -39,10 +40,7 @@ from bodoge.games.tagiron.solver import Deduction, Variant
 from bodoge.games.tagiron.worlds import (
     VARIANT_INDEX,
     answer_id,
-    combos,
     hand_answer_ids,
-    hand_pairs,
-    hand_splits,
     universe,
 )
 
@@ -69,32 +67,14 @@ class WorldList:
 def list_worlds(d: Deduction, limit: int = MAX_WORLDS) -> WorldList | None:
     """Every world the deduction allows, or ``None`` if there are more than ``limit``.
 
-    The same joins as the solver's counts (``docs/solver.md``), expanded.
+    The solver's own listing (:meth:`Deduction.world_blocks`), in one piece.
     """
     if d.position.players == 2 or d.worlds > limit:
         return None
-    u, ok = d.universe, d.ok
-    n, k = u.n, u.k
-    if d.position.players == 3:
-        a, b = d.others
-        sp = hand_splits(n, k, k)
-        rows = np.nonzero(ok[a][sp.first] & ok[b][sp.second] & d.target_ok[sp.rest])[0]
-        return WorldList(sp.rest[rows], {a: sp.first[rows], b: sp.second[rows]})
-    a, b, c = d.others
-    hp = hand_pairs(n, k)
-    pair_rows = np.nonzero(ok[b][hp.first] & ok[c][hp.second])[0]  # sorted by union
-    per_union = np.bincount(hp.rest[pair_rows], minlength=len(combos(n, 2 * k)))
-    union_start = np.concatenate(([0], np.cumsum(per_union)))
-    sp = hand_splits(n, k, 2 * k)
-    rows = np.nonzero(ok[a][sp.first] & (per_union[sp.second] > 0) & d.target_ok[sp.rest])[0]
-    count = per_union[sp.second[rows]]
-    which = np.repeat(np.arange(len(rows)), count)
-    offset = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
-    pair = pair_rows[union_start[sp.second[rows]][which] + offset]
-    return WorldList(
-        sp.rest[rows][which],
-        {a: sp.first[rows][which], b: hp.first[pair], c: hp.second[pair]},
-    )
+    blocks = list(d.world_blocks())
+    centre = np.concatenate([c for c, _ in blocks])
+    hands = [np.concatenate(column) for column in zip(*(h for _, h in blocks), strict=True)]
+    return WorldList(centre, dict(zip(d.others, hands, strict=True)))
 
 
 def rival_position(position: Position, rival: int, tiles: Sequence[str]) -> Position:
@@ -148,6 +128,19 @@ def rival_race(
     return RivalRace(len(worlds), certain)
 
 
+def public_hands(position: Position) -> np.ndarray:
+    """Indices in the all-tiles universe of the hands that fit this seat's public answers."""
+    everything = universe((), position.k)
+    ok = np.ones(len(everything.hands), dtype=bool)
+    for entry in position.log:
+        if isinstance(entry, Question):
+            for s, given in entry.answers:
+                if s == position.seat:
+                    v = VARIANT_INDEX[entry.card, entry.choice]
+                    ok &= everything.answers[v] == answer_id(v, given)
+    return np.nonzero(ok)[0]
+
+
 def told_by_my_answers(position: Position, variants: Sequence[Variant]) -> dict[Variant, float]:
     """Bits this seat's own answer to each question would tell the others about its hand.
 
@@ -156,14 +149,7 @@ def told_by_my_answers(position: Position, variants: Sequence[Variant]) -> dict[
     answer (with 3 players, one it asks that is not shared) tells them nothing.
     """
     everything = universe((), position.k)
-    fits = np.ones(len(everything.hands), dtype=bool)
-    for entry in position.log:
-        if isinstance(entry, Question):
-            for s, given in entry.answers:
-                if s == position.seat:
-                    v = VARIANT_INDEX[entry.card, entry.choice]
-                    fits &= everything.answers[v] == answer_id(v, given)
-    public = np.nonzero(fits)[0]
+    public = public_hands(position)
     mine = hand_answer_ids(position.hand)
     out: dict[Variant, float] = {}
     for card, choice in variants:

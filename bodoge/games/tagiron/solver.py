@@ -108,7 +108,7 @@ def _xlogx(counts: np.ndarray) -> float:
     return float(np.dot(c, np.log2(c)))
 
 
-def _entropy(counts: np.ndarray) -> float:
+def entropy(counts: np.ndarray) -> float:
     """Entropy in bits of a histogram (need not be normalised)."""
     total = float(counts.sum())
     if total <= 0:
@@ -293,7 +293,7 @@ class _Plan:
         total = float(counts.sum())
         h_a = math.log2(total) - _weighted_xlogx(hist[None, :], np.ones(1), self.orders) / total
         h_ca = math.log2(total) - xlogx / total
-        return max(0.0, _entropy(counts) + h_a - h_ca)
+        return max(0.0, entropy(counts) + h_a - h_ca)
 
 
 @dataclass(frozen=True)
@@ -491,14 +491,14 @@ class Deduction:
     def _bits_two(self, ids: list[int]) -> list[float]:
         live = np.nonzero(self.counts)[0]
         table = self.universe.answers[:, live]
-        return [_entropy(np.bincount(table[v])) for v in ids]
+        return [entropy(np.bincount(table[v])) for v in ids]
 
     def _bits_group(self, ids: list[int]) -> list[float]:
         u, seats = self.universe, self.others
         columns = [[_compact(u.answers[v], self.ok[s], v) for s in seats] for v in ids]
         hist_a = [np.zeros(0) for _ in ids]
         xlogx_ca = [0.0] * len(ids)
-        for centre, hands in self._world_blocks():
+        for centre, hands in self.world_blocks():
             # blocks come sorted by centre, so ranks are a running count of changes
             centre_rank = _running_rank(centre).astype(np.int64)
             n_centres = int(centre_rank[-1]) + 1
@@ -515,10 +515,10 @@ class Deduction:
                 width = int(present.sum())
                 xlogx_ca[j] += _keyed_xlogx(centre_rank * width + rank[code], n_centres * width)
         total = float(self.counts.sum())
-        h_c = _entropy(self.counts)
+        h_c = entropy(self.counts)
         out = []
         for j in range(len(ids)):
-            h_a = _entropy(hist_a[j])
+            h_a = entropy(hist_a[j])
             h_ca = math.log2(total) - xlogx_ca[j] / total
             out.append(max(0.0, h_c + h_a - h_ca))
         return out
@@ -677,7 +677,7 @@ class Deduction:
         group = groups(sequence_keys(tile_bits(u.n, u.k), attribute))[1]
         return attribute if _is_function_of(constraints, group) else None
 
-    def _world_blocks(self) -> Iterator[tuple[np.ndarray, list[np.ndarray]]]:
+    def world_blocks(self) -> Iterator[tuple[np.ndarray, list[np.ndarray]]]:
         """The consistent worlds, as (centre, [hand of each other seat]) arrays.
 
         Each block holds every world of the centres it covers, so per-centre

@@ -125,7 +125,7 @@ def pair_table_bits(d: Deduction, variant: int) -> float:
     one histogram of (centre, answers) per block of centres.  Kept as an
     independent reference for the symmetric sum that replaced it.
     """
-    compact, entropy_of = solver_module._compact, solver_module._entropy
+    compact, entropy_of = solver_module._compact, solver_module.entropy
     u, ok = d.universe, d.ok
     n, k = u.n, u.k
     a, b, c = d.others
