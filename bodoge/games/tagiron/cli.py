@@ -304,8 +304,12 @@ def render_solo_paired(console: Console, summary) -> None:
         )
 
 
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
 def render_tally(console: Console, tally) -> None:
-    from bodoge.games.tagiron.selfplay import wilson
+    from bodoge.games.tagiron.selfplay import decision_times, wilson
 
     distinct = list(dict.fromkeys(tally.levels))
     console.print(
@@ -350,6 +354,14 @@ def render_tally(console: Console, tally) -> None:
         pairs.add_row(x, y, str(ahead), str(behind), f"{share:.1%}", f"{lo:.1%}–{hi:.1%}")
     if tally.players > 2:
         console.print(pairs)
+    times = Table(title="Decision time per consultation (after every move; one process a job)")
+    for column in ("level", "consultations", "median", "90%", "max"):
+        times.add_column(column, justify="left" if column == "level" else "right")
+    for level in distinct:
+        seconds = tally.decisions.get(level, [])
+        median, p90, most = decision_times(seconds)
+        times.add_row(level, f"{len(seconds):,}", _ms(median), _ms(p90), _ms(most))
+    console.print(times)
 
 
 # --- play -------------------------------------------------------------------------------

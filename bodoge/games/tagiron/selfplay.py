@@ -16,6 +16,8 @@ True
 from __future__ import annotations
 
 import math
+import statistics
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -46,6 +48,9 @@ class GameRecord:
     questions: int
     #: Seat of each declaration and whether it was right.
     declarations: tuple[tuple[int, bool], ...] = ()
+    #: Per seat, the seconds each time its bot was consulted (on its turn or not);
+    #: timings, so not part of what makes two records of one game equal.
+    decisions: tuple[tuple[float, ...], ...] = field(default=(), compare=False)
 
 
 def play_game(
@@ -64,10 +69,11 @@ def play_game(
     bots = [make_bot(level) for level in levels]
     rngs = [rng(seed, "bot", s) for s in range(players)]
     order_rng = rng(seed, "consult")
+    decisions: list[list[float]] = [[] for _ in range(players)]
     for _ in range(MAX_MOVES):
         if state.result is not None:
             break
-        state = _step(state, bots, rngs, order_rng, check_certainty)
+        state = _step(state, bots, rngs, order_rng, check_certainty, decisions)
     else:
         raise BotError(f"game {seed} ran past {MAX_MOVES} moves")
     assert state.result is not None
@@ -78,10 +84,13 @@ def play_game(
         reason=state.result.reason,
         questions=sum(isinstance(e, Asked) for e in state.log),
         declarations=tuple((e.seat, e.right) for e in state.log if isinstance(e, Declared)),
+        decisions=tuple(map(tuple, decisions)),
     )
 
 
-def _step(state: TagironState, bots, rngs, order_rng, check_certainty: bool) -> TagironState:
+def _step(
+    state: TagironState, bots, rngs, order_rng, check_certainty: bool, decisions: list[list[float]]
+) -> TagironState:
     turn = state.turn
     others = sorted(s for s in GAME.may_act(state) if s != turn)
     order_rng.shuffle(others)
@@ -89,7 +98,9 @@ def _step(state: TagironState, bots, rngs, order_rng, check_certainty: bool) -> 
         if seat is None:
             continue
         view = GAME.view(state, seat)
+        started = time.perf_counter()
         move = bots[seat].act(view, seat, rngs[seat])
+        decisions[seat].append(time.perf_counter() - started)
         if move is None:
             if seat == turn:
                 raise BotError(f"{bots[seat].level} bot in seat {seat} did nothing on its turn")
@@ -191,6 +202,8 @@ class Tally:
     #: per ordered pair of levels: (ahead, behind) counts over seat pairs
     ahead: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     places: dict[str, list[int]] = field(default_factory=dict)
+    #: per distinct level: seconds of every consultation of its bots
+    decisions: dict[str, list[float]] = field(default_factory=dict)
 
     def add(self, record: GameRecord) -> None:
         self.games += 1
@@ -202,6 +215,8 @@ class Tally:
         for s, level in enumerate(record.levels):
             self.seats[level] = self.seats.get(level, 0) + 1
             self.places.setdefault(level, []).append(places[s])
+            if record.decisions:
+                self.decisions.setdefault(level, []).extend(record.decisions[s])
             if firsts == [s]:
                 self.wins[level] = self.wins.get(level, 0) + 1
             for t, other in enumerate(record.levels):
@@ -212,6 +227,22 @@ class Tally:
                     cell[0] += 1
                 elif places[s] > places[t]:
                     cell[1] += 1
+
+
+def decision_times(seconds: Sequence[float]) -> tuple[float, float, float]:
+    """Median, 90th percentile and maximum of decision times.
+
+    >>> decision_times([0.001 * i for i in range(1, 11)])
+    (0.0055, 0.0091, 0.01)
+    """
+    if len(seconds) < 2:
+        only = seconds[0] if seconds else 0.0
+        return only, only, only
+    return (
+        round(statistics.median(seconds), 12),
+        round(statistics.quantiles(seconds, n=10, method="inclusive")[-1], 12),
+        max(seconds),
+    )
 
 
 def record_worst(record: GameRecord) -> int:

@@ -44,6 +44,9 @@ def test_tally_counts_wins_draws_and_places() -> None:
     assert tally.seats == {"expert": 6, "normal": 6}
     decided = tally.wins.get("expert", 0) + tally.wins.get("normal", 0)
     assert decided + tally.draws == 6
+    # every consultation of each level's bot is timed, on its turn or not
+    assert all(len(tally.decisions[level]) >= 6 for level in ("expert", "normal"))
+    assert all(t > 0 for t in tally.decisions["expert"])
 
 
 def test_parallel_runs_give_the_same_games() -> None:
@@ -101,7 +104,8 @@ def test_selfplay_command(capsys) -> None:
 def test_selfplay_command_three_players(capsys) -> None:
     args = ["tagiron", "selfplay", "--players", "3", "--bots", "normal,easy", "--games", "2"]
     assert main(args) == 0
-    assert "Head to head" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Head to head" in out and "Decision time per consultation" in out
 
 
 def test_selfplay_solo_command(capsys) -> None:
