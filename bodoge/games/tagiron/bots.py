@@ -32,7 +32,13 @@ from bodoge.games.tagiron.duel import DuelExpert
 from bodoge.games.tagiron.group import GroupExpert
 from bodoge.games.tagiron.position import Position
 from bodoge.games.tagiron.rules import Pass
-from bodoge.games.tagiron.situation import Situation, best_variants, pick, random_question
+from bodoge.games.tagiron.situation import (
+    Situation,
+    best_variants,
+    pick,
+    random_question,
+    usual_move,
+)
 from bodoge.games.tagiron.solver import Deduction
 
 JSON = Any
@@ -111,15 +117,11 @@ class NormalBot(TagironBot):
     level = "normal"
 
     def choose(self, s: Situation, rng: random.Random) -> Move | None:
-        if s.may_declare and s.deduction.certain:
-            return s.declare_best()
-        if not s.my_turn:
-            return None
-        if s.last_chance:
-            return s.declare_best()
-        if s.may_ask:
-            return pick(best_variants(s.deduction.question_bits(s.variants)), rng)
-        return Pass()
+        return usual_move(
+            s,
+            declare=lambda: s.deduction.certain,
+            question=lambda: pick(best_variants(s.deduction.question_bits(s.variants)), rng),
+        )
 
 
 class ExpertBot(NormalBot):

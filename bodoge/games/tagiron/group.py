@@ -48,8 +48,8 @@ import numpy as np
 
 from bodoge.core.game import Move
 from bodoge.games.tagiron.rivals import rival_race, told_by_my_answers
-from bodoge.games.tagiron.rules import Ask, Pass
-from bodoge.games.tagiron.situation import Situation, best_variants, pick
+from bodoge.games.tagiron.rules import Ask
+from bodoge.games.tagiron.situation import Situation, best_variants, pick, usual_move
 
 JSON = Any
 
@@ -173,15 +173,9 @@ class GroupExpert:
     """The expert's choice with 3–4 players."""
 
     def choose(self, s: Situation, rng: random.Random) -> Move | None:
-        if s.may_declare and self.should_declare(s):
-            return s.declare_best()
-        if not s.my_turn:
-            return None
-        if s.last_chance:
-            return s.declare_best()
-        if s.may_ask:
-            return self.question(s, rng)
-        return Pass()
+        return usual_move(
+            s, declare=lambda: self.should_declare(s), question=lambda: self.question(s, rng)
+        )
 
     def should_declare(self, s: Situation) -> bool:
         """Whether naming the likeliest centre now is worth more than waiting."""

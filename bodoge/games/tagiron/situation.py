@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bodoge.core.game import Seat
+from bodoge.core.game import Move, Seat
 from bodoge.games.tagiron.cards import CARDS
-from bodoge.games.tagiron.rules import Ask, Declare
+from bodoge.games.tagiron.rules import Ask, Declare, Pass
 from bodoge.games.tagiron.solver import Deduction, Variant, face_up_variants
 
 JSON = Any
@@ -64,3 +64,23 @@ def best_variants(values: Mapping[Variant, float]) -> list[Variant]:
 def pick(variants: Sequence[Variant], rng: random.Random) -> Ask:
     card, choice = variants[0] if len(variants) == 1 else rng.choice(list(variants))
     return Ask(card, choice)
+
+
+def usual_move(
+    s: Situation, *, declare: Callable[[], bool], question: Callable[[], Ask]
+) -> Move | None:
+    """The normal bot's shape of a move, with its two choices left open.
+
+    Declare (at any time) if ``declare()`` says so; otherwise, on this seat's
+    turn only: name the likeliest target when that costs nothing, else ask
+    ``question()``, else pass.
+    """
+    if s.may_declare and declare():
+        return s.declare_best()
+    if not s.my_turn:
+        return None
+    if s.last_chance:
+        return s.declare_best()
+    if s.may_ask:
+        return question()
+    return Pass()
