@@ -205,7 +205,8 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
 
     async def ws(websocket: WebSocket) -> None:
         await websocket.accept()
-        connection = server.connect(StarletteTransport(websocket))
+        address = websocket.client.host if websocket.client else None
+        connection = server.connect(StarletteTransport(websocket), address)
 
         async def receive() -> Frame:
             message = await websocket.receive()

@@ -278,6 +278,9 @@ def _start_server(data: Path) -> tuple[subprocess.Popen[str], str]:
         str(data),
         "--bot-workers",
         "0",
+        # Every client of the bench comes from this machine's address.
+        "--max-connections-per-address",
+        "0",
     ]
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1

@@ -13,6 +13,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -26,6 +29,9 @@ log = logging.getLogger(__name__)
 
 JSON = Any
 T = TypeVar("T")
+
+#: How often a worker checks that the server that started it is still alive.
+PARENT_CHECK_SECONDS = 0.5
 
 # Bots are made once per process and level: they see only the view, so they keep no game state.
 _bots: dict[tuple[str, str], Bot] = {}
@@ -68,6 +74,22 @@ def _warm_up() -> None:
     registry()
 
 
+def _start_worker(server_pid: int) -> None:
+    """A worker's first act: leave with the server, even one killed with ``kill -9``.
+
+    Nothing tells a worker that its parent was killed (the pool's pipes can be
+    held open by other workers), so a thread checks who its parent is.
+    """
+
+    def watch() -> None:
+        while os.getppid() == server_pid:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="watch-server", daemon=True).start()
+    _warm_up()
+
+
 class BotRunner:
     """Runs ``run_bot``/``run_assist`` in a pool and awaits the answer."""
 
@@ -86,7 +108,8 @@ class BotRunner:
                 self._pool = ProcessPoolExecutor(
                     self.workers,
                     mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_warm_up,
+                    initializer=_start_worker,
+                    initargs=(os.getpid(),),
                 )
             else:
                 self._pool = ThreadPoolExecutor(2, thread_name_prefix="bot")

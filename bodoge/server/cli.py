@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import logging
 import resource
 import socket
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import platformdirs
 
-from bodoge.server.config import ServerConfig
+from bodoge.server.config import Limits, ServerConfig
 from bodoge.store import sqlite_url
 
 
@@ -36,6 +37,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=int,
         default=1,
         help="processes running bots and the assistant (0: threads in the server)",
+    )
+    limits = Limits()
+    parser.add_argument(
+        "--max-connections-per-address",
+        type=int,
+        default=limits.connections_per_address,
+        metavar="N",
+        help="connections open at once from one client address (0: no limit; default %(default)s)",
+    )
+    parser.add_argument(
+        "--max-connections-per-player",
+        type=int,
+        default=limits.connections_per_player,
+        metavar="N",
+        help="connections open at once for one player (0: no limit; default %(default)s)",
     )
     parser.add_argument("--log-level", default="warning", help="uvicorn's log level")
     parser.set_defaults(func=serve)
@@ -77,7 +93,14 @@ def serve(args: argparse.Namespace) -> int:
         where = db_url if args.db else str(data)
         print(f"bodoge: serving on {url}  (data: {where})", flush=True)
 
-    config = ServerConfig(db_url=db_url, bot_delay=args.bot_delay, bot_workers=args.bot_workers)
+    limits = dataclasses.replace(
+        Limits(),
+        connections_per_address=args.max_connections_per_address,
+        connections_per_player=args.max_connections_per_player,
+    )
+    config = ServerConfig(
+        db_url=db_url, bot_delay=args.bot_delay, bot_workers=args.bot_workers, limits=limits
+    )
     app = create_app(config, on_ready=ready)
     server = uvicorn.Server(
         uvicorn.Config(

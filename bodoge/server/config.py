@@ -29,6 +29,12 @@ class Limits:
     chat_backlog: int = 100
     #: The most missed events replayed on ``table.open`` with ``since``; beyond: a snapshot.
     catch_up: int = 1000
+    #: Connections open at once from one client address and for one player (0: no limit);
+    #: beyond them a new connection is closed with code 4029.
+    connections_per_address: int = 64
+    connections_per_player: int = 16
+    #: Seconds a reply to a state-changing request is kept for a retry with the same id.
+    retry_seconds: float = 600.0
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bodoge.core.errors import GameError
 from bodoge.server.identity import Player, check_text
 from bodoge.server.protocol import ProtocolError, Request, encode
+from bodoge.server.replies import REMEMBERED
 from bodoge.server.table import Reply, TableGone
 
 if TYPE_CHECKING:
@@ -27,6 +28,9 @@ log = logging.getLogger(__name__)
 
 JSON = Any
 Frame = str | bytes | None
+
+#: How long a retry waits for the first request's reply when that is still being handled.
+RETRY_WAIT_SECONDS = 30.0
 
 
 class Transport(Protocol):
@@ -38,9 +42,11 @@ class Transport(Protocol):
 class Connection:
     """One client connection: feed it frames with :meth:`run` (or :meth:`receive`)."""
 
-    def __init__(self, server: Server, transport: Transport) -> None:
+    def __init__(self, server: Server, transport: Transport, address: str | None = None) -> None:
         self.server = server
         self.transport = transport
+        #: The client's address, counted against ``connections_per_address``.
+        self.address = address
         self.limits = server.config.limits
         self.player: Player | None = None
         self.opened: set[str] = set()
@@ -52,6 +58,9 @@ class Connection:
         self._tokens = float(self.limits.burst)
         self._refilled = time.monotonic()
         self._strikes = 0
+        self._admitted = False
+        #: The remembered reply of the state-changing request being handled, and its id.
+        self._retry: tuple[asyncio.Future[dict[str, JSON]], JSON] | None = None
 
     @property
     def player_id(self) -> str | None:
@@ -76,7 +85,10 @@ class Connection:
         rid = req.id if req is not None else request_id
 
         def reply(message: dict[str, JSON]) -> None:
-            self.send(message if rid is None else {**message, "id": rid})
+            message = message if rid is None else {**message, "id": rid}
+            if self._retry is not None and not self._retry[0].done():
+                self._retry[0].set_result(message)
+            self.send(message)
 
         return reply
 
@@ -138,6 +150,11 @@ class Connection:
     async def run(self, receive: Callable[[], Awaitable[Frame]]) -> None:
         """Serve one connection until the client goes (``receive`` returns ``None``)."""
         self.start()
+        if self.address is not None:
+            if self.server.admission.enter_address(self.address):
+                self._admitted = True
+            else:
+                self._refuse_crowd("too many connections from your address")
         try:
             while not self.closing:
                 frame = await receive()
@@ -180,6 +197,22 @@ class Connection:
         except Exception:
             log.exception("request %s failed", req.type if req else "?")
             self.error(req, "internal_error", "the server failed; nothing changed")
+        finally:
+            self._settle_retry()
+
+    def _settle_retry(self) -> None:
+        """Keep the reply for a retry, unless the request failed in a way worth retrying."""
+        if self._retry is None:
+            return
+        future, request_id = self._retry
+        self._retry = None
+        failed = not future.done() or future.result().get("code") == "internal_error"
+        if failed and self.player is not None:
+            self.server.recent.forget(
+                self.player.id,
+                request_id,
+                {"type": "error", "id": request_id, "code": "internal_error", "message": "retry"},
+            )
 
     def _allow(self) -> bool:
         now = time.monotonic()
@@ -197,6 +230,11 @@ class Connection:
         self.closing = True
         if self._writer is not None:
             self._writer.cancel()
+        if self._admitted and self.address is not None:
+            self.server.admission.leave_address(self.address)
+        self._admitted = False
+        if self.player is not None:
+            self.server.admission.leave_player(self.player.id)
         self.server.lobby.unsubscribe(self)
         tables = self.server.tables
         for table_id in self.opened:
@@ -217,7 +255,22 @@ class Connection:
         if self.player is None:
             raise ProtocolError("need_hello", "say hello first")
         handler = getattr(self, "_" + req.type.replace(".", "_"))
+        if req.id is not None and req.type in REMEMBERED:
+            reply, new = self.server.recent.begin(self.player.id, req.data)
+            if not new:  # a retry: the first reply again, nothing run twice
+                try:
+                    self.send(await asyncio.wait_for(asyncio.shield(reply), RETRY_WAIT_SECONDS))
+                except TimeoutError:
+                    raise ProtocolError(
+                        "internal_error", "still working on it; try again"
+                    ) from None
+                return
+            self._retry = (reply, req.id)
         await handler(req, self.player)
+
+    def _refuse_crowd(self, message: str, req: Request | None = None) -> None:
+        self.error(req, "too_many_connections", message)
+        self.kick(4029, flush=True)
 
     async def _hello(self, req: Request) -> None:
         if self.player is not None:
@@ -228,10 +281,18 @@ class Connection:
         name = req.data.get("name")
         if token is not None:
             player = await players.by_token(token)
-            if name is not None:
-                await players.rename(player, name)
+            if not self.server.admission.enter_player(player.id):
+                self._refuse_crowd("too many connections for this player", req)
+                return
+            try:
+                if name is not None:
+                    await players.rename(player, name)
+            except BaseException:
+                self.server.admission.leave_player(player.id)
+                raise
         else:
             player, token = await players.create(name)
+            self.server.admission.enter_player(player.id)
         self.player = player
         self.reply_to(req)({"type": "welcome", "player": player.to_json(), "token": token})
 

@@ -20,6 +20,7 @@ import hashlib
 import re
 import secrets
 import string
+import unicodedata
 from dataclasses import dataclass
 
 from bodoge.server.protocol import ProtocolError, now_ms
@@ -29,6 +30,15 @@ _ID_ALPHABET = string.ascii_lowercase + string.digits
 # Control characters break layouts and logs; NUL is refused by PostgreSQL text.
 _NAME_FORBIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _TEXT_FORBIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Bidi embeddings, overrides and isolates turn the rest of a line around ("txt.exe" shown
+# as "exe.txt"); line and paragraph separators break it like a newline would.
+_TEXT_UNSAFE = re.compile(r"[\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+# Letters and symbols that draw nothing: a name of them looks empty.
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+_ZWJ, _VS16, _BLACK_FLAG = "\u200d", "\ufe0f", "\U0001f3f4"
+_TAGS = range(0xE0020, 0xE0080)
+#: Combining marks one character may carry: enough for any script, too few for "Zalgo" text.
+MAX_MARKS = 3
 
 
 def new_token() -> str:
@@ -45,26 +55,88 @@ def new_id(prefix: str, length: int = 10) -> str:
 
 
 def check_name(raw: object, limit: int = 24) -> str:
-    """A valid nickname (surrounding spaces removed) or ``bad_name``."""
+    """A valid nickname (surrounding spaces removed) or ``bad_name``.
+
+    A name must show something and stay in its place: no invisible or format
+    characters (zero-width space, BOM, direction overrides), no line
+    separators, no towers of combining marks.  Emoji sequences stay whole.
+
+    >>> check_name("👩\u200d💻 Ann")
+    '👩\u200d💻 Ann'
+    >>> check_name("\u200b")
+    Traceback (most recent call last):
+    ...
+    bodoge.server.protocol.ProtocolError: a name must be 1-24 characters of text
+    """
     if not isinstance(raw, str):
         raise ProtocolError("bad_name", "a name must be 1-24 characters of text")
     name = raw.strip()
-    if not 1 <= len(name) <= limit or _NAME_FORBIDDEN.search(name) or not _utf8(name):
+    if (
+        not 1 <= len(name) <= limit
+        or _NAME_FORBIDDEN.search(name)
+        or not _utf8(name)
+        or not _shows(name, formats=False)
+    ):
         raise ProtocolError("bad_name", "a name must be 1-24 characters of text")
     return name
 
 
 def check_text(raw: object, limit: int = 300) -> str:
-    """Chat text, stored exactly as sent, or ``bad_text``."""
+    """Chat text, stored exactly as sent, or ``bad_text``.
+
+    >>> check_text("gg \u202eevil")
+    Traceback (most recent call last):
+    ...
+    bodoge.server.protocol.ProtocolError: chat text must be 1-300 characters
+    """
     if (
         not isinstance(raw, str)
-        or not raw.strip()
         or len(raw) > limit
         or _TEXT_FORBIDDEN.search(raw)
+        or _TEXT_UNSAFE.search(raw)
         or not _utf8(raw)
+        or not _shows(raw, formats=True)
     ):
         raise ProtocolError("bad_text", f"chat text must be 1-{limit} characters")
     return raw
+
+
+def _shows(text: str, *, formats: bool) -> bool:
+    """Whether ``text`` shows something: a visible character, no line or paragraph
+    separator, and no run of more than MAX_MARKS combining marks.
+
+    Without ``formats``, format characters (Unicode Cf) are refused too, except a
+    zero-width joiner between two emoji and the tags of a flag such as England's.
+    """
+    visible, marks = False, 0
+    for i, char in enumerate(text):
+        kind = unicodedata.category(char)
+        if kind in ("Mn", "Me"):
+            marks += 1
+            if marks > MAX_MARKS:
+                return False
+            continue
+        marks = 0
+        if kind in ("Zl", "Zp") or (kind == "Cf" and not formats and not _joins_emoji(text, i)):
+            return False
+        if kind[0] in "LNPS" and char not in _BLANK:
+            visible = True
+    return visible
+
+
+def _joins_emoji(text: str, i: int) -> bool:
+    char = text[i]
+    before = text[i - 1] if i else ""
+    if char == _ZWJ:
+        after = text[i + 1] if i + 1 < len(text) else ""
+        return _emoji_part(before) and unicodedata.category(after) == "So"
+    if ord(char) in _TAGS:
+        return before == _BLACK_FLAG or (before != "" and ord(before) in _TAGS)
+    return False
+
+
+def _emoji_part(char: str) -> bool:
+    return char == _VS16 or (char != "" and unicodedata.category(char) in ("So", "Sk"))
 
 
 def _utf8(text: str) -> bool:

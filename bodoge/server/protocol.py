@@ -14,11 +14,14 @@ ProtocolError: unknown message type 'dance'
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
+
+from bodoge.core.values import is_whole
 
 JSON = Any
 
@@ -84,6 +87,7 @@ ERRORS: dict[str, str] = {
     "no_bot": "the game has no bots to take the seat",
     "bad_text": "chat text must be 1-300 characters",
     "no_assistant": "no assistant at this table",
+    "too_many_connections": "this player or address has too many connections open",
     "internal_error": "the server failed; nothing changed",
 }
 
@@ -92,6 +96,7 @@ CLOSE_CODES: dict[int, str] = {
     4008: "flooding: kept sending after rate_limited",
     4009: "too slow: the client fell too far behind and must resync",
     1009: "a frame beyond the hard size limit",
+    4029: "too many connections from this player or address",
 }
 
 TABLE_ID = re.compile(r"t_[a-z0-9]{4,30}")
@@ -111,8 +116,36 @@ class ProtocolError(Exception):
 
 
 def encode(message: Mapping[str, JSON]) -> str:
-    """One message as a compact JSON text frame."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    """One message as a compact JSON text frame (never NaN or Infinity, which JSON lacks)."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+#: The largest integer a JavaScript client reads exactly: ids beyond it would come back changed.
+MAX_SAFE_INTEGER = 2**53 - 1
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text[:20]} is too large")
+    return value
+
+
+def parse_json(text: str) -> JSON:
+    """Strict JSON: ``NaN``, ``Infinity`` and numbers that overflow to infinity are errors.
+
+    >>> parse_json('{"id": 1.5}')
+    {'id': 1.5}
+    >>> parse_json('{"id": 1e400}')
+    Traceback (most recent call last):
+    ...
+    ValueError: 1e400 is too large
+    """
+    return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
 
 
 def now_ms() -> int:
@@ -144,7 +177,7 @@ class Request:
     def parse(cls, text: str) -> Request:
         """Parse one text frame; raises :class:`ProtocolError` (``bad_json``/``bad_message``)."""
         try:
-            data = json.loads(text)
+            data = parse_json(text)
         except (ValueError, RecursionError):
             raise ProtocolError("bad_json", "the message is not valid JSON") from None
         if not isinstance(data, dict):
@@ -154,7 +187,9 @@ class Request:
         rid = data.get("id")
         if rid is not None and not _good_id(rid):
             data.pop("id")
-            raise ProtocolError("bad_message", "id must be a string or number (64 characters)")
+            raise ProtocolError(
+                "bad_message", "id must be a string of up to 64 characters or a safe integer"
+            )
         kind = data.get("type")
         if not isinstance(kind, str):
             raise ProtocolError("bad_message", "a message needs a string type", request_id=rid)
@@ -186,7 +221,7 @@ class Request:
 
     def opt_int(self, key: str) -> int | None:
         value = self.data.get(key)
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+        if value is not None and not is_whole(value):
             raise ProtocolError("bad_message", f"{key} must be a whole number")
         return value
 
@@ -211,11 +246,9 @@ class Request:
 
 
 def _good_id(value: JSON) -> bool:
-    if isinstance(value, bool):
-        return False
     if isinstance(value, str):
         return len(value) <= 64
-    return isinstance(value, (int, float)) and len(repr(value)) <= 64
+    return is_whole(value) and abs(value) <= MAX_SAFE_INTEGER
 
 
 def _encodable(data: JSON) -> bool:

@@ -13,11 +13,13 @@ from collections.abc import Coroutine
 from typing import Any
 
 from bodoge.games import registry
+from bodoge.server.admission import Admission
 from bodoge.server.bots import BotRunner
 from bodoge.server.config import ServerConfig
 from bodoge.server.connection import Connection, Transport
 from bodoge.server.identity import Players
 from bodoge.server.lobby import Lobby
+from bodoge.server.replies import RecentReplies
 from bodoge.server.tables import Tables
 from bodoge.store import Store, open_store
 
@@ -29,6 +31,9 @@ class Server:
         self.config = config
         self.games = dict(config.games) if config.games is not None else registry()
         self._given_store = store
+        limits = config.limits
+        self.admission = Admission(limits.connections_per_address, limits.connections_per_player)
+        self.recent = RecentReplies(limits.retry_seconds)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._stopped = False
 
@@ -58,5 +63,5 @@ class Server:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def connect(self, transport: Transport) -> Connection:
-        return Connection(self, transport)
+    def connect(self, transport: Transport, address: str | None = None) -> Connection:
+        return Connection(self, transport, address)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bodoge.core.game import Game
+from bodoge.core.values import is_whole
 from bodoge.server.protocol import ProtocolError
 
 MIN_TURN_SECONDS = 5
@@ -51,9 +52,7 @@ def parse_settings(raw: Mapping[str, Any] | None, game: Game) -> TableSettings:
         raise ProtocolError("bad_options", f"unknown setting {sorted(unknown)[0][:40]!r}")
     seconds = raw.get("turn_seconds")
     if seconds is not None and (
-        isinstance(seconds, bool)
-        or not isinstance(seconds, int)
-        or not MIN_TURN_SECONDS <= seconds <= MAX_TURN_SECONDS
+        not is_whole(seconds) or not MIN_TURN_SECONDS <= seconds <= MAX_TURN_SECONDS
     ):
         raise ProtocolError(
             "bad_options",

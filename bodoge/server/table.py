@@ -85,12 +85,13 @@ class LiveTable:
         self.options_json = game.options_json(self.options)
         self.settings: TableSettings = settings_from_json(record.settings)
         self.seed = record.seed
-        self.status: TableStatus = record.status
-        self.host_player = record.host
+        self._summary: dict[str, JSON] | None = None
+        self._status: TableStatus = record.status
+        self._host_player = record.host
         self.created_at = record.created_at
         self.started_at = record.started_at
         self.finished_at = record.finished_at
-        self.seats = seats
+        self._seats = seats
         self.state: Any = None
         self.steps: list[Step] = []
         self.deadlines: dict[Seat, int] = {}
@@ -108,8 +109,34 @@ class LiveTable:
         #: Seat -> move number a bot is thinking about, so each is asked once per move.
         self._bot_asked: dict[Seat, int] = {}
         self._timeout_asked: dict[Seat, int] = {}
-        self._summary: dict[str, JSON] | None = None
         self._idle_handle: asyncio.TimerHandle | None = None
+
+    # What the summary shows: setting any of these drops the cached summary, so a
+    # snapshot sent right after a change can never show the table as it was.
+
+    @property
+    def status(self) -> TableStatus:
+        return self._status
+
+    @status.setter
+    def status(self, value: TableStatus) -> None:
+        self._status, self._summary = value, None
+
+    @property
+    def seats(self) -> list[SeatRecord]:
+        return self._seats
+
+    @seats.setter
+    def seats(self, value: list[SeatRecord]) -> None:
+        self._seats, self._summary = value, None
+
+    @property
+    def host_player(self) -> str | None:
+        return self._host_player
+
+    @host_player.setter
+    def host_player(self, value: str | None) -> None:
+        self._host_player, self._summary = value, None
 
     # --- bringing a table back ------------------------------------------------
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from bodoge.core.errors import BadOptions
 from bodoge.core.game import Game
+from bodoge.core.values import is_whole
 from bodoge.server.bots import BotRunner
 from bodoge.server.config import ServerConfig
 from bodoge.server.identity import Player, Players, new_id
@@ -177,7 +178,7 @@ def _bot_list(raw: object, count: int, game: Game) -> list[tuple[int, str]]:
         if not isinstance(item, dict) or set(item) != {"seat", "level"}:
             raise ProtocolError("bad_message", "each bot is {seat, level}")
         seat, level = item["seat"], item["level"]
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat < count:
+        if not is_whole(seat) or not 1 <= seat < count:
             raise ProtocolError("bad_seat", f"bots sit in seats 1-{count - 1}")
         if seat in bots:
             raise ProtocolError("bad_seat", f"two bots for seat {seat}")

@@ -7,10 +7,11 @@ import random
 import time
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 
 from tests.server.tagiron_play import history, play_seat, random_move
 from tests.support.client import Client
-from tests.support.live_server import LiveServer
+from tests.support.live_server import DEFAULT_ARGS, LiveServer
 
 TURN_SECONDS = 6
 
@@ -103,3 +104,58 @@ async def test_bots_resume_after_a_crash(make_live_server: Callable[..., LiveSer
     assert final["result"] is not None
     await ann.close()
     await ann2.close()
+
+
+def _children(pid: int) -> set[int]:
+    """Every process descended from ``pid`` (from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+async def test_bot_workers_leave_with_a_killed_server(
+    make_live_server: Callable[..., LiveServer],
+) -> None:
+    server = make_live_server(args=(*DEFAULT_ARGS, "--bot-workers", "1"))
+    ann = await Client.connect(server.ws_url, "Ann")
+    table = (
+        await ann.ok(
+            "table.create",
+            game="tagiron",
+            options={"players": 2},
+            bots=[{"seat": 1, "level": "easy"}],
+        )
+    )["table"]
+    await ann.ok("table.start", table=table)
+    await ann.ok("table.open", table=table)
+    children: set[int] = set()
+    for _ in range(100):  # the worker pool starts in the background
+        children = _children(server.pid)
+        if children:
+            break
+        await asyncio.sleep(0.1)
+    assert children, "the server started no bot worker"
+    server.kill()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(pid) for pid in children):
+        await asyncio.sleep(0.2)
+    assert not [pid for pid in children if _alive(pid)], "bot workers outlived the server"

@@ -25,6 +25,8 @@ from types import TracebackType
 
 ROOT = Path(__file__).resolve().parents[2]
 URL_LINE = re.compile(r"serving on (http://\S+?/)\s")
+#: Bots move at once; every test client comes from 127.0.0.1, so that address has no cap.
+DEFAULT_ARGS = ("--bot-delay", "0", "--max-connections-per-address", "0")
 
 
 class LiveServer:
@@ -32,7 +34,7 @@ class LiveServer:
         self,
         data: Path,
         *,
-        args: Sequence[str] = ("--bot-delay", "0"),
+        args: Sequence[str] = DEFAULT_ARGS,
         port: int = 0,
         host: str = "127.0.0.1",
     ) -> None:

@@ -38,6 +38,7 @@ from functools import lru_cache
 from typing import Any
 
 from bodoge.core.rng import rng
+from bodoge.core.values import is_whole
 from bodoge.games.illustori import emoji_catalogue as cat
 from bodoge.games.illustori.composition import (
     Backdrop,
@@ -296,9 +297,9 @@ def card(deck_seed: int, number: int) -> Card:
     the round of subjects, ``rng(deck_seed, "subjects", lap)``), so the card
     is the same on every machine.
     """
-    if not isinstance(deck_seed, int) or isinstance(deck_seed, bool):
+    if not is_whole(deck_seed):
         raise ValueError(f"a deck seed is a whole number, not {deck_seed!r}")
-    if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+    if not is_whole(number) or number < 0:
         raise ValueError(f"a card number is a whole number from 0, not {number!r}")
     rand = rng(deck_seed, "card", number)
     cast = _cast(deck_seed, number, rand)
@@ -312,7 +313,7 @@ def card(deck_seed: int, number: int) -> Card:
 
 def deck(deck_seed: int, count: int = DEFAULT_DECK_SIZE) -> list[Card]:
     """Cards ``0 … count-1`` of the deck with seed ``deck_seed``."""
-    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+    if not is_whole(count) or count < 0:
         raise ValueError(f"a deck has a whole number of cards, not {count!r}")
     return [card(deck_seed, n) for n in range(count)]
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from bodoge.core.errors import BadMove
 from bodoge.core.game import Move
+from bodoge.core.values import is_whole
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ _FIELDS: dict[str, tuple[set[str], set[str]]] = {
 
 
 def _card(value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
+    if not is_whole(value):
         raise BadMove(f"a card is a number, not {value!r}")
     return value
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from bodoge.core.errors import BadOptions
+from bodoge.core.values import is_whole
 
 MIN_PLAYERS = 3
 MAX_PLAYERS = 8
@@ -67,7 +68,7 @@ _FLAGS = ("ban_same_ends", "ban_used_joints", "vote_limit", "secret_votes", "sho
 
 def _int(key: str, value: Any, low: int, high: int) -> int:
     # bool is an int in Python, but true is not a number of players.
-    if not isinstance(value, int) or isinstance(value, bool):
+    if not is_whole(value):
         raise BadOptions(f"option {key} must be a whole number, not {value!r}")
     if not low <= value <= high:
         raise BadOptions(f"option {key} must be between {low} and {high}, not {value}")

@@ -23,6 +23,7 @@ from typing import Any
 from bodoge.core.errors import BadMove, BadOptions, GameFinished, IllegalMove, NotYourTurn
 from bodoge.core.game import Clock, Event, Result
 from bodoge.core.rng import derive_seed, rng
+from bodoge.core.values import is_whole
 from bodoge.games.illustori import kana, shiritori
 from bodoge.games.illustori.events import (
     CardDrawn,
@@ -125,9 +126,7 @@ def apply(
     """
     if state.phase == "ended":
         raise GameFinished("the game is over")
-    if seat is not None and (
-        not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.seats
-    ):
+    if seat is not None and (not is_whole(seat) or not 0 <= seat < state.seats):
         raise BadMove(f"there is no seat {seat!r} at this table")
     if isinstance(move, VoteTimeout):
         return _vote_timeout(state, seat)
@@ -157,7 +156,7 @@ def _check_turn(state: IllustoriState, seat: int, action: str) -> None:
 
 
 def _check_card(state: IllustoriState, seat: int, card: Any) -> int:
-    if not isinstance(card, int) or isinstance(card, bool):
+    if not is_whole(card):
         raise BadMove(f"a card is a number, not {card!r}")
     if not 0 <= card < state.options.deck_size:
         raise BadMove(f"there is no card {card} in a deck of {state.options.deck_size}")

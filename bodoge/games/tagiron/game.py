@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from bodoge.core.errors import BadMove, BadOptions
 from bodoge.core.game import Bot, Event, Game, Move, Result, Seat
+from bodoge.core.values import is_whole
 from bodoge.games.tagiron import rules
 from bodoge.games.tagiron.rules import (
     Ask,
@@ -158,7 +159,7 @@ class TagironGame(Game[TagironState, Move, TagironOptions]):
             if kind == "ask":
                 _only(data, {"type", "card", "choice"})
                 card, choice = data["card"], data.get("choice")
-                if not isinstance(card, str) or not (choice is None or type(choice) is int):
+                if not isinstance(card, str) or not (choice is None or is_whole(choice)):
                     raise BadMove("ask needs a card id and an optional integer choice")
                 return Ask(card, choice)
             if kind == "declare":

@@ -21,6 +21,7 @@ from typing import Literal
 from bodoge.core.errors import BadOptions, GameFinished, NotYourTurn
 from bodoge.core.game import Event, Move, Result, Seat
 from bodoge.core.rng import rng
+from bodoge.core.values import is_whole
 from bodoge.games.tagiron.answers import Answer, answer, check_choice
 from bodoge.games.tagiron.cards import CARDS, cards_for
 from bodoge.games.tagiron.errors import (
@@ -43,7 +44,7 @@ class TagironOptions:
     players: int = 2
 
     def __post_init__(self) -> None:
-        if isinstance(self.players, bool) or self.players not in (2, 3, 4):
+        if not is_whole(self.players) or self.players not in (2, 3, 4):
             raise BadOptions("Tagiron is for 2, 3 or 4 players")
 
     @property

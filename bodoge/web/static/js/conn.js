@@ -23,6 +23,10 @@ export class Connection {
     this.ws = null;
     this.state = "idle"; // idle | connecting | ready | closed
     this.player = null;
+    // Request ids are unique per page, not only per connection: the server answers a
+    // state-changing request it already answered with the first reply (a retry), so a
+    // reloaded page must not reuse the ids of the page before it.
+    this.idPrefix = Math.random().toString(36).slice(2, 10);
     this.nextId = 1;
     this.pending = new Map();
     this.handlers = new Map();
@@ -158,7 +162,7 @@ export class Connection {
 
   /** Send a request and wait for its reply (resolves) or `error` (rejects). */
   request(msg) {
-    const id = this.nextId++;
+    const id = `${this.idPrefix}-${this.nextId++}`;
     return new Promise((resolve, reject) => {
       if (!this.send({ ...msg, id })) {
         reject(new RequestError("disconnected", "not connected"));
