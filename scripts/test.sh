@@ -15,6 +15,24 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 bash scripts/install.sh test
+
+# PostgreSQL for the store tests: the server at 127.0.0.1:5432 if one answers (CI's), else
+# Debian's, started here and reached over its Unix socket as this user.
+pg_answers() { .venv/bin/python -c "import socket; socket.create_connection(('127.0.0.1', 5432), 2)" 2>/dev/null; }
+if [ -z "${BODOGE_TEST_PG:-}" ] && ! pg_answers; then
+  if ! command -v pg_ctlcluster >/dev/null; then
+    echo "installing Debian packages: postgresql"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  fi
+  version=$(ls /etc/postgresql | sort -V | tail -n 1)
+  as_root pg_ctlcluster --skip-systemctl-redirect "$version" main start 2>/dev/null || true
+  me=$(id -un)
+  if ! as_root su postgres -c "psql -tAc \"SELECT 1 FROM pg_roles WHERE rolname = '$me'\"" | grep -q 1; then
+    as_root su postgres -c "createuser --superuser '$me'"
+  fi
+  export BODOGE_TEST_PG="postgresql://$me@/postgres?host=/var/run/postgresql"
+fi
 .venv/bin/ruff check bodoge tests
 .venv/bin/ruff format --check bodoge tests
 exec .venv/bin/python -m pytest -n 2 --dist loadfile "$@"

@@ -74,6 +74,18 @@ class Store(ABC):
     async def set_timers(self, table_id: str, timers: Timers) -> None: ...
 
     @abstractmethod
+    async def set_unwatched(self, table_id: str, since: int | None) -> None:
+        """Since when nobody has watched the running table (``None``: someone does)."""
+
+    @abstractmethod
+    async def unwatched_tables(self, before: int) -> list[str]:
+        """The running tables nobody has watched since before ``before``."""
+
+    @abstractmethod
+    async def end_table(self, table_id: str, at: int, result: Mapping[str, object]) -> None:
+        """Finish a running table without a move (an abandoned game), stopping its timers."""
+
+    @abstractmethod
     async def add_chat(self, line: ChatRecord) -> None: ...
 
     @abstractmethod

@@ -55,6 +55,8 @@ class TableRecord:
     deadlines: dict[str, int] = field(default_factory=dict)
     #: When the game's rule-level clock runs out (ms), if one is running.
     clock_deadline: int | None = None
+    #: Since when nobody has watched the running game (ms); ``None`` while someone does.
+    unwatched_at: int | None = None
 
 
 @dataclass(frozen=True)

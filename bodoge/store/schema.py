@@ -31,6 +31,8 @@ tables = sa.Table(
     sa.Column("result", sa.JSON, nullable=True),
     sa.Column("deadlines", sa.JSON, nullable=False),
     sa.Column("clock_deadline", sa.BigInteger, nullable=True),
+    # Added after the first release: stores made before it gain the column when opened.
+    sa.Column("unwatched_at", sa.BigInteger, nullable=True),
 )
 
 seats = sa.Table(

@@ -1,13 +1,31 @@
 """The SQLAlchemy 2 (asyncio) store: SQLite by default, PostgreSQL by URL.
 
-Every write goes through one writer task that commits in groups: writes that
-arrive while a commit is running are committed together in the next
-transaction ("group commit").  Each caller is answered only after the commit
-that holds its write, so an acknowledged write survives ``kill -9``.  If a
-group fails (say, a duplicate move number), its writes are retried one by
-one so that only the faulty one fails.  Consecutive moves in a group are
-inserted with one ``executemany``, which is what makes hundreds of moves per
-second cheap: each statement costs a hop to the database thread.
+Every write goes through one writer that commits in groups: writes that arrive
+while a commit is running are committed together in the next transaction
+("group commit").  Each caller is answered only after the commit that holds its
+write, so an acknowledged write survives ``kill -9``.  If a group fails (say, a
+duplicate move number), its writes are retried one by one so that only the
+faulty one fails.
+
+Writes are plain SQL statements (:class:`_Stmt`), not SQLAlchemy Core: on the
+hot path (a move, and the timers it leaves) Core's compiling and parameter
+handling, and a hop to aiosqlite's thread per statement, cost the event loop
+some 20 times what SQLite itself does.  A group is planned into one
+``executemany`` per statement kind (:func:`_batches`) and committed in one go:
+
+* SQLite (a database file): the writer is a thread of its own with its own
+  ``sqlite3`` connection (:class:`_SqliteWriter`).  It takes whatever writes
+  are pending as its next group and commits it, retries included, without the
+  event loop, which it answers with one callback per group;
+* PostgreSQL through asyncpg: a writer task holds one connection from
+  SQLAlchemy's engine and sends each batch with asyncpg's pipelined
+  ``executemany``, in one transaction (a group of one batch needs none:
+  ``executemany`` is atomic).  A move and its timers are one statement there,
+  so a group of moves is one round trip;
+* any other URL (an in-memory SQLite database, another driver): the writer
+  task sends the same statements through an SQLAlchemy connection.
+
+Reads, the schema and WAL checkpoints go through SQLAlchemy's engine.
 
 >>> sqlite_url("/tmp/bodoge-data")
 'sqlite+aiosqlite:////tmp/bodoge-data/bodoge.sqlite3'
@@ -17,10 +35,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+import queue
+import sqlite3
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -44,24 +66,6 @@ from bodoge.store.records import (
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-Write = Callable[[AsyncConnection], Awaitable[Any]]
-
-
-@dataclass(frozen=True)
-class _MoveWrite:
-    """A move to append: the hot path, written in bulk with its neighbours in a group."""
-
-    table_id: str
-    move: MoveRecord
-    timers: Timers | None
-    result: Mapping[str, object] | None
-
-
-_set_timers = (
-    schema.tables.update()
-    .where(schema.tables.c.id == sa.bindparam("b_id"))
-    .values(deadlines=sa.bindparam("b_deadlines"), clock_deadline=sa.bindparam("b_clock"))
-)
 
 #: Most writes committed in one transaction.
 GROUP_LIMIT = 256
@@ -82,7 +86,7 @@ async def open_store(url: str) -> SqlStore:
     return store
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any = None) -> None:
     # WAL lets readers run beside the writer; synchronous=NORMAL in WAL mode
     # still survives a crash of the process (only a power cut may lose the
     # last commits), and the busy timeout covers a second process on the file.
@@ -97,24 +101,367 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+# --- writes: plain statements ----------------------------------------------------------
+
+
+class _Stmt:
+    """One write statement in plain SQL (``?`` placeholders), with its PostgreSQL and
+    SQLAlchemy spellings.  Parameters at the positions in ``json_at`` are JSON columns: the
+    store encodes them (``json.dumps``, as SQLAlchemy's JSON type did) when it runs them.
+    """
+
+    __slots__ = ("json_at", "keys", "pg", "sql", "text")
+
+    def __init__(self, sql: str, json_at: Iterable[int] = ()) -> None:
+        parts = sql.split("?")
+        self.sql = sql
+        self.pg = "".join(f"{p}${i}" for i, p in enumerate(parts[:-1], 1)) + parts[-1]
+        self.keys = tuple(f"p{i}" for i in range(len(parts) - 1))
+        self.text = sa.text("".join(f"{p}:p{i}" for i, p in enumerate(parts[:-1])) + parts[-1])
+        self.json_at = frozenset(json_at)
+
+    def encode(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
+        if not self.json_at:
+            return row
+        return tuple(json.dumps(v) if i in self.json_at else v for i, v in enumerate(row))
+
+    def __repr__(self) -> str:
+        return f"_Stmt({self.sql!r})"
+
+
+_INSERT_PLAYER = _Stmt("INSERT INTO players (id, name, token_hash, created_at) VALUES (?, ?, ?, ?)")
+_RENAME_PLAYER = _Stmt("UPDATE players SET name = ? WHERE id = ?")
+_INSERT_TABLE = _Stmt(
+    "INSERT INTO tables (id, game, options, settings, seed, status, host, created_at,"
+    " started_at, finished_at, result, deadlines, clock_deadline)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    json_at=(2, 3, 10, 11),
+)
+_SET_HOST = _Stmt("UPDATE tables SET host = ? WHERE id = ?")
+_START_TABLE = _Stmt(
+    "UPDATE tables SET status = 'playing', started_at = ?, deadlines = ?, clock_deadline = ?"
+    " WHERE id = ?",
+    json_at=(1,),
+)
+_SET_TIMERS = _Stmt(
+    "UPDATE tables SET deadlines = ?, clock_deadline = ? WHERE id = ?", json_at=(0,)
+)
+_FINISH_TABLE = _Stmt(
+    "UPDATE tables SET status = 'finished', finished_at = ?, result = ?, deadlines = '{}',"
+    " clock_deadline = NULL WHERE id = ?",
+    json_at=(1,),
+)
+_DELETE_TABLE = _Stmt("DELETE FROM tables WHERE id = ?")
+_SET_UNWATCHED = _Stmt("UPDATE tables SET unwatched_at = ? WHERE id = ?")
+_INSERT_SEAT = _Stmt(
+    "INSERT INTO seats (table_id, seat, kind, player, level, left_player) VALUES (?, ?, ?, ?, ?, ?)"
+)
+_DELETE_SEATS = _Stmt("DELETE FROM seats WHERE table_id = ?")
+_INSERT_MOVE = _Stmt(
+    "INSERT INTO moves (table_id, n, seat, move, at, actor) VALUES (?, ?, ?, ?, ?, ?)",
+    json_at=(3,),
+)
+#: PostgreSQL's: a move and its table's timers (if parameter 10, ``changed``) in one
+#: statement, so that the moves of a group are one ``executemany``: one round trip.
+_PG_APPEND_MOVE = _Stmt(
+    "WITH appended AS (INSERT INTO moves (table_id, n, seat, move, at, actor)"
+    " VALUES (?, ?, ?, ?, ?, ?))"
+    " UPDATE tables SET deadlines = ?, clock_deadline = ? WHERE id = ? AND ?",
+    json_at=(3, 6),
+)
+_DELETE_MOVES = _Stmt("DELETE FROM moves WHERE table_id = ?")
+_INSERT_CHAT = _Stmt(
+    "INSERT INTO chat (table_id, line, player, name, text, at) VALUES (?, ?, ?, ?, ?, ?)"
+)
+_DELETE_CHAT = _Stmt("DELETE FROM chat WHERE table_id = ?")
+_INSERT_PICTURE = _Stmt(
+    "INSERT INTO deck_images (deck_id, n, data, media_type, created_at) VALUES (?, ?, ?, ?, ?)"
+)
+
+Op = tuple[_Stmt, tuple[Any, ...]]
+
+
+class _Write:
+    """One write: its statements, all about one thing (``key``: a table, a player, a deck).
+
+    ``conflict`` is the message of the :class:`Conflict` raised if it breaks a uniqueness
+    rule (the database's own message otherwise).
+    """
+
+    __slots__ = ("conflict", "key", "statements")
+
+    def __init__(self, key: tuple[str, str], statements: list[Op], conflict: str = "") -> None:
+        self.key = key
+        self.statements = statements
+        self.conflict = conflict
+
+    def ops(self, pg: bool = False) -> list[Op]:
+        return self.statements
+
+
+class _MoveWrite:
+    """A move to append, the hot path: its statements are made where the group is planned."""
+
+    __slots__ = ("move", "result", "table_id", "timers")
+    conflict = ""
+
+    def __init__(
+        self,
+        table_id: str,
+        move: MoveRecord,
+        timers: Timers | None,
+        result: Mapping[str, object] | None,
+    ) -> None:
+        self.table_id = table_id
+        self.move = move
+        self.timers = timers
+        self.result = result
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return ("table", self.table_id)
+
+    def ops(self, pg: bool = False) -> list[Op]:
+        """Its statements (``pg``: PostgreSQL's, the move and its timers in one)."""
+        m, table_id, timers, result = self.move, self.table_id, self.timers, self.result
+        move = (table_id, m.n, m.seat, m.move, m.at, m.actor)
+        ops: list[Op]
+        if pg:
+            if timers is None or result is not None:
+                ops = [(_PG_APPEND_MOVE, (*move, None, None, table_id, False))]
+            else:
+                row = (*move, dict(timers.deadlines), timers.clock_deadline, table_id, True)
+                ops = [(_PG_APPEND_MOVE, row)]
+        else:
+            ops = [(_INSERT_MOVE, move)]
+            if timers is not None and result is None:
+                row = (dict(timers.deadlines), timers.clock_deadline, table_id)
+                ops.append((_SET_TIMERS, row))
+        if result is not None:
+            ops.append((_FINISH_TABLE, (m.at, dict(result), table_id)))
+        return ops
+
+
+AnyWrite = _Write | _MoveWrite
+#: Per write of a group: ``None`` (committed) or what its caller gets raised.
+Outcomes = list[BaseException | None]
+
+
+def _batches(
+    writes: Sequence[AnyWrite], pg: bool = False
+) -> list[tuple[_Stmt, list[tuple[Any, ...]]]]:
+    """The statements of ``writes`` as few ``executemany`` batches as keep their effect.
+
+    A statement joins the last batch of its kind unless a later batch holds a statement
+    about the same thing (the same ``key``): statements about different things touch
+    different rows and commute, and those about one thing keep their order.  So the
+    moves of a group of tables are one insert and their timers one update, whatever
+    came between them.  (An order the database refuses only fails the group, and
+    failed groups are retried one write at a time, in order.)
+    """
+    batches: list[tuple[_Stmt, list[tuple[Any, ...]]]] = []
+    last_of_kind: dict[_Stmt, int] = {}
+    last_of_key: dict[tuple[str, str], int] = {}
+    for write in writes:
+        key = write.key
+        for stmt, row in write.ops(pg):
+            at = last_of_kind.get(stmt, -1)
+            if at < 0 or at < last_of_key.get(key, -1):
+                at = last_of_kind[stmt] = len(batches)
+                batches.append((stmt, []))
+            batches[at][1].append(row)
+            last_of_key[key] = at
+    return batches
+
+
+def _outcome(
+    exc: Exception,
+    write: AnyWrite,
+    integrity: type[BaseException] | tuple[type[BaseException], ...],
+) -> Exception:
+    """What the caller of a write that failed alone gets: a broken rule is a :class:`Conflict`."""
+    if isinstance(exc, integrity):
+        return Conflict(write.conflict or str(getattr(exc, "orig", None) or exc))
+    return exc
+
+
+def _commit_sqlite(db: sqlite3.Connection, writes: Sequence[AnyWrite]) -> Outcomes:
+    """Commit a group on the writer thread; a failed group is retried one write at a time."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for stmt, rows in _batches(writes):
+                if stmt.json_at:
+                    rows = [stmt.encode(row) for row in rows]
+                db.executemany(stmt.sql, rows)
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+    except Exception as exc:
+        if len(writes) == 1:
+            return [_outcome(exc, writes[0], sqlite3.IntegrityError)]
+        return [_commit_sqlite(db, [write])[0] for write in writes]
+    return [None] * len(writes)
+
+
+class _Call:
+    """A function for the writer thread to run with its connection (tests look with it)."""
+
+    __slots__ = ("args", "fn")
+
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        self.fn = fn
+        self.args = args
+
+
+class _SqliteWriter:
+    """The SQLite writer: a thread with its own ``sqlite3`` connection to the database file.
+
+    The event loop appends each write to ``pending`` (and rings ``bell`` only if the
+    thread sleeps); the thread takes every write pending when it gets to them as its
+    next group, commits it (:func:`_commit_sqlite`) and answers the whole group with a
+    single callback on the loop.  So a group costs the event loop one hop back, and a
+    wake-up only when the writer was idle: under load the thread is busy and is never
+    woken, it just finds the next group waiting.
+    """
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._pending: deque[tuple[AnyWrite | _Call, asyncio.Future[Any]]] = deque()
+        self._bell: queue.SimpleQueue[None] = queue.SimpleQueue()
+        #: Set by the thread before it looks for work and may sleep: then a write rings.
+        self._idle = False
+        self._closing = False
+        self._thread = threading.Thread(target=self._run, name="store-writer", daemon=True)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._done: asyncio.Future[None] | None = None
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._done = self._loop.create_future()
+        opened = self._loop.create_future()
+        self._thread.start()
+        self._pending.append((_Call(lambda db: None, ()), opened))  # raises if it can't open
+        self._ring()
+        try:
+            await opened
+        except BaseException:
+            await self.close()
+            raise
+
+    def write(self, job: AnyWrite | _Call) -> asyncio.Future[Any]:
+        """Queue a write (or a call); the future is answered once the commit holding it is."""
+        if self._done is None or self._done.done() or self._closing:
+            raise RuntimeError("the store is closed")
+        future = self._loop.create_future()
+        self._pending.append((job, future))
+        if self._idle:
+            self._ring()
+        return future
+
+    def call(self, fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+        """``fn(connection, *args)`` on the writer thread, between two groups."""
+        return self.write(_Call(fn, args))
+
+    async def close(self) -> None:
+        """Commit what is pending, then close the connection and end the thread."""
+        if self._done is None or self._closing:
+            return
+        self._closing = True
+        self._ring()
+        await self._done
+        self._thread.join()
+
+    def _ring(self) -> None:
+        self._idle = False  # one ring is enough until the thread looks again
+        self._bell.put(None)
+
+    def _run(self) -> None:
+        loop, pending = self._loop, self._pending
+        assert loop is not None
+        db: sqlite3.Connection | None = None
+        try:
+            while True:
+                self._idle = True
+                if not pending:  # (checked after saying so: a write then rings)
+                    if self._closing:
+                        return
+                    self._bell.get()  # a ring, or a spare one from an earlier ring
+                self._idle = False
+                group: list[tuple[AnyWrite | _Call, asyncio.Future[Any]]] = []
+                while pending and len(group) < GROUP_LIMIT:
+                    if isinstance(pending[0][0], _Call) and group:
+                        break
+                    group.append(pending.popleft())
+                    if isinstance(group[0][0], _Call):
+                        break
+                if not group:
+                    continue
+                outcomes: list[Any]
+                try:
+                    if db is None:
+                        db = sqlite3.connect(self._path, isolation_level=None)
+                        _sqlite_pragmas(db)
+                    job = group[0][0]
+                    if isinstance(job, _Call):
+                        outcomes = [(job.fn(db, *job.args), None)]
+                    else:
+                        done = _commit_sqlite(db, [write for write, _ in group])  # type: ignore[misc]
+                        outcomes = [(None, error) for error in done]
+                except Exception as exc:  # could not even open the database
+                    outcomes = [(None, exc)] * len(group)
+                with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                    loop.call_soon_threadsafe(_answer, group, outcomes)
+        finally:
+            if db is not None:
+                db.close()
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(_answer, [(None, self._done)], [(None, None)])
+
+
+def _answer(
+    group: list[tuple[Any, asyncio.Future[Any]]], outcomes: list[tuple[Any, BaseException | None]]
+) -> None:
+    for (_, future), (result, error) in zip(group, outcomes, strict=True):
+        if future.done():  # the caller gave up waiting (cancelled)
+            continue
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+
 class SqlStore(Store):
     """:class:`Store` on any SQLAlchemy async URL."""
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.is_sqlite = sa.engine.make_url(url).get_backend_name() == "sqlite"
-        # SQLite's driver opens no transaction for reads and every write commits, so the
-        # pool's rollback on each return would only cost another hop to the database thread.
+        parsed = sa.engine.make_url(url)
+        self.is_sqlite = parsed.get_backend_name() == "sqlite"
+        # SQLite's driver opens no transaction for reads, so the pool's rollback on each
+        # return would only cost another hop to the database thread.
         options: dict[str, Any] = {"pool_reset_on_return": None} if self.is_sqlite else {}
         self.engine: AsyncEngine = create_async_engine(url, **options)
         if self.is_sqlite:
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
-        self._queue: asyncio.Queue[tuple[Write | _MoveWrite, asyncio.Future[Any]] | None] = (
-            asyncio.Queue()
+        path = parsed.database
+        #: The writer thread of a SQLite file (an in-memory database lives in the engine's
+        #: one connection, so its writes go through the engine).
+        self._sqlite = (
+            _SqliteWriter(path)
+            if self.is_sqlite and path and path != ":memory:" and not parsed.query
+            else None
         )
+        self._asyncpg = parsed.get_driver_name() == "asyncpg"
+        #: The PostgreSQL writer's connection from the engine, and asyncpg's under it.
+        self._pg: tuple[AsyncConnection, Any] | None = None
+        self._queue: asyncio.Queue[tuple[AnyWrite, asyncio.Future[None]] | None] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
         self._checkpointer: asyncio.Task[None] | None = None
         self._closing = asyncio.Event()
+        self._open = False
 
     async def start(self) -> None:
         if self.is_sqlite:
@@ -123,21 +470,30 @@ class SqlStore(Store):
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
         async with self.engine.begin() as conn:
             await conn.run_sync(schema.metadata.create_all)
-        self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
+            await conn.run_sync(_add_new_columns)
+        if self._sqlite is not None:
+            await self._sqlite.start()
+        else:
+            self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
+        self._open = True
         if self.is_sqlite:
             self._checkpointer = asyncio.create_task(self._checkpoint_loop(), name="checkpoints")
 
     async def close(self) -> None:
+        was_open, self._open = self._open, False
         self._closing.set()
         if self._checkpointer is not None:
             await self._checkpointer  # lets a running checkpoint finish
             self._checkpointer = None
+        if self._sqlite is not None:
+            await self._sqlite.close()
         if self._writer is not None:
             self._queue.put_nowait(None)
             await self._writer
             self._writer = None
-            if self.is_sqlite:
-                await self._checkpoint("TRUNCATE")
+        await self._drop_pg(invalidate=False)
+        if was_open and self.is_sqlite:
+            await self._checkpoint("TRUNCATE")
         await self.engine.dispose()
 
     async def _checkpoint_loop(self) -> None:
@@ -162,12 +518,17 @@ class SqlStore(Store):
 
     # --- the writer ----------------------------------------------------------
 
-    async def _write(self, write: Write | _MoveWrite) -> Any:
+    async def _write(self, write: AnyWrite) -> None:
+        if not self._open:
+            raise RuntimeError("the store is closed")
+        if self._sqlite is not None:
+            await self._sqlite.write(write)
+            return
         if self._writer is None or self._writer.done():
             raise RuntimeError("the store is closed")
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait((write, future))
-        return await future
+        await future
 
     async def _write_loop(self) -> None:
         while True:
@@ -182,57 +543,91 @@ class SqlStore(Store):
                     stop = True
                     break
                 group.append(more)
-            await self._commit_group(group)
+            writes = [write for write, _ in group]
+            try:
+                outcomes = await self._commit(writes)
+            except Exception as exc:  # the database is gone: every write of the group failed
+                outcomes = [exc] * len(group)
+            for (_, future), outcome in zip(group, outcomes, strict=True):
+                if not future.done():  # the caller gave up waiting (cancelled)
+                    if outcome is None:
+                        future.set_result(None)
+                    else:
+                        future.set_exception(outcome)
             if stop:
                 return
 
-    async def _commit_group(
-        self, group: list[tuple[Write | _MoveWrite, asyncio.Future[Any]]]
-    ) -> None:
+    async def _commit(self, writes: list[AnyWrite]) -> Outcomes:
+        """Commit a group for the writer task (not SQLite's): what became of each write."""
+        if self._asyncpg:
+            return await self._commit_asyncpg(writes)
+        return await self._commit_engine(writes)
+
+    async def _commit_asyncpg(self, writes: list[AnyWrite]) -> Outcomes:
+        import asyncpg
+
+        try:
+            pg = await self._pg_connection()
+            batches = [
+                (stmt.pg, [stmt.encode(row) for row in rows])
+                for stmt, rows in _batches(writes, pg=True)
+            ]
+            if len(batches) == 1:
+                await pg.executemany(*batches[0])  # atomic by itself: one round trip
+            else:
+                async with pg.transaction():
+                    for sql, rows in batches:
+                        await pg.executemany(sql, rows)
+        except Exception as exc:
+            if self._pg is not None and (
+                self._pg[1].is_closed() or not isinstance(exc, asyncpg.PostgresError)
+            ):
+                await self._drop_pg(invalidate=True)
+            if len(writes) == 1:
+                return [_outcome(exc, writes[0], asyncpg.IntegrityConstraintViolationError)]
+            return [(await self._commit_asyncpg([write]))[0] for write in writes]
+        return [None] * len(writes)
+
+    async def _pg_connection(self) -> Any:
+        if self._pg is None:
+            conn = await self.engine.connect()
+            try:
+                raw = await conn.get_raw_connection()
+            except BaseException:
+                await conn.close()
+                raise
+            self._pg = (conn, raw.driver_connection)
+        return self._pg[1]
+
+    async def _drop_pg(self, *, invalidate: bool) -> None:
+        """Give the writer's connection back (``invalidate``: it may be broken, close it)."""
+        if self._pg is None:
+            return
+        conn, self._pg = self._pg[0], None
+        with contextlib.suppress(Exception):
+            if invalidate:
+                await conn.invalidate()
+            await conn.close()
+
+    async def _commit_engine(self, writes: list[AnyWrite]) -> Outcomes:
         try:
             async with self.engine.begin() as conn:
-                results: list[Any] = []
-                start = 0
-                while start < len(group):
-                    end = start
-                    while end < len(group) and isinstance(group[end][0], _MoveWrite):
-                        end += 1
-                    if end > start:
-                        moves = [w for w, _ in group[start:end]]
-                        await _write_moves(conn, moves)  # type: ignore[arg-type]
-                        results += [None] * (end - start)
-                        start = end
-                    else:
-                        write = group[start][0]
-                        assert not isinstance(write, _MoveWrite)
-                        results.append(await write(conn))
-                        start += 1
+                for stmt, rows in _batches(writes):
+                    await conn.execute(
+                        stmt.text,
+                        [dict(zip(stmt.keys, stmt.encode(row), strict=True)) for row in rows],
+                    )
         except Exception as exc:
-            if len(group) == 1:
-                if isinstance(exc, IntegrityError):
-                    exc = Conflict(str(exc.orig))
-                _settle(group[0][1], exc=exc)
-                return
-            for one in group:  # find the faulty write; the others still commit
-                await self._commit_group([one])
-            return
-        for (_, future), result in zip(group, results, strict=True):
-            _settle(future, result=result)
+            if len(writes) == 1:
+                return [_outcome(exc, writes[0], IntegrityError)]
+            return [(await self._commit_engine([write]))[0] for write in writes]
+        return [None] * len(writes)
 
     # --- players ---------------------------------------------------------------
 
     async def create_player(self, player: PlayerRecord) -> None:
-        async def write(conn: AsyncConnection) -> None:
-            await conn.execute(
-                schema.players.insert().values(
-                    id=player.id,
-                    name=player.name,
-                    token_hash=player.token_hash,
-                    created_at=player.created_at,
-                )
-            )
-
-        await self._write(write)
+        row = (player.id, player.name, player.token_hash, player.created_at)
+        await self._write(_Write(("player", player.id), [(_INSERT_PLAYER, row)]))
 
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
         async with self.engine.connect() as conn:
@@ -254,64 +649,57 @@ class SqlStore(Store):
             return {row.id: _player(row) for row in rows}
 
     async def rename_player(self, player_id: str, name: str) -> None:
-        async def write(conn: AsyncConnection) -> None:
-            await conn.execute(
-                schema.players.update().where(schema.players.c.id == player_id).values(name=name)
-            )
-
-        await self._write(write)
+        await self._write(_Write(("player", player_id), [(_RENAME_PLAYER, (name, player_id))]))
 
     # --- tables ------------------------------------------------------------------
 
     async def create_table(self, table: TableRecord, seats: Iterable[SeatRecord]) -> None:
-        seat_rows = [_seat_row(table.id, s) for s in seats]
-
-        async def write(conn: AsyncConnection) -> None:
-            await conn.execute(schema.tables.insert().values(**_table_row(table)))
-            await conn.execute(schema.seats.insert(), seat_rows)
-
-        await self._write(write)
+        t = table
+        row = (
+            t.id,
+            t.game,
+            t.options,
+            t.settings,
+            t.seed,
+            t.status,
+            t.host,
+            t.created_at,
+            t.started_at,
+            t.finished_at,
+            t.result,
+            dict(t.deadlines),
+            t.clock_deadline,
+        )
+        ops: list[Op] = [(_INSERT_TABLE, row), *_seat_ops(t.id, seats)]
+        await self._write(_Write(("table", t.id), ops))
 
     async def save_seats(
         self, table_id: str, seats: Iterable[SeatRecord], host: str | None
     ) -> None:
-        seat_rows = [_seat_row(table_id, s) for s in seats]
-
-        async def write(conn: AsyncConnection) -> None:
-            await _replace_seats(conn, table_id, seat_rows)
-            await conn.execute(
-                schema.tables.update().where(schema.tables.c.id == table_id).values(host=host)
-            )
-
-        await self._write(write)
+        ops = [
+            (_DELETE_SEATS, (table_id,)),
+            *_seat_ops(table_id, seats),
+            (_SET_HOST, (host, table_id)),
+        ]
+        await self._write(_Write(("table", table_id), ops))
 
     async def delete_table(self, table_id: str) -> None:
-        async def write(conn: AsyncConnection) -> None:
-            for child in (schema.chat, schema.moves, schema.seats):
-                await conn.execute(child.delete().where(child.c.table_id == table_id))
-            await conn.execute(schema.tables.delete().where(schema.tables.c.id == table_id))
-
-        await self._write(write)
+        ops = [(stmt, (table_id,)) for stmt in (_DELETE_CHAT, _DELETE_MOVES, _DELETE_SEATS)]
+        ops.append((_DELETE_TABLE, (table_id,)))
+        await self._write(_Write(("table", table_id), ops))
 
     async def start_table(
         self, table_id: str, started_at: int, seats: Iterable[SeatRecord], timers: Timers
     ) -> None:
-        seat_rows = [_seat_row(table_id, s) for s in seats]
-
-        async def write(conn: AsyncConnection) -> None:
-            await _replace_seats(conn, table_id, seat_rows)
-            await conn.execute(
-                schema.tables.update()
-                .where(schema.tables.c.id == table_id)
-                .values(
-                    status="playing",
-                    started_at=started_at,
-                    deadlines=dict(timers.deadlines),
-                    clock_deadline=timers.clock_deadline,
-                )
-            )
-
-        await self._write(write)
+        ops = [
+            (_DELETE_SEATS, (table_id,)),
+            *_seat_ops(table_id, seats),
+            (
+                _START_TABLE,
+                (started_at, dict(timers.deadlines), timers.clock_deadline, table_id),
+            ),
+        ]
+        await self._write(_Write(("table", table_id), ops))
 
     async def append_move(
         self,
@@ -323,59 +711,40 @@ class SqlStore(Store):
         await self._write(_MoveWrite(table_id, move, timers, result))
 
     async def set_timers(self, table_id: str, timers: Timers) -> None:
-        async def write(conn: AsyncConnection) -> None:
-            await conn.execute(
-                _set_timers,
-                {
-                    "b_id": table_id,
-                    "b_deadlines": dict(timers.deadlines),
-                    "b_clock": timers.clock_deadline,
-                },
-            )
+        row = (dict(timers.deadlines), timers.clock_deadline, table_id)
+        await self._write(_Write(("table", table_id), [(_SET_TIMERS, row)]))
 
-        await self._write(write)
+    async def set_unwatched(self, table_id: str, since: int | None) -> None:
+        await self._write(_Write(("table", table_id), [(_SET_UNWATCHED, (since, table_id))]))
+
+    async def unwatched_tables(self, before: int) -> list[str]:
+        t = schema.tables.c
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                sa.select(t.id).where(t.status == "playing", t.unwatched_at < before)
+            )
+            return [row.id for row in rows]
+
+    async def end_table(self, table_id: str, at: int, result: Mapping[str, object]) -> None:
+        await self._write(
+            _Write(("table", table_id), [(_FINISH_TABLE, (at, dict(result), table_id))])
+        )
 
     async def add_chat(self, line: ChatRecord) -> None:
-        async def write(conn: AsyncConnection) -> None:
-            try:
-                await conn.execute(
-                    schema.chat.insert().values(
-                        table_id=line.table_id,
-                        line=line.line,
-                        player=line.player,
-                        name=line.name,
-                        text=line.text,
-                        at=line.at,
-                    )
-                )
-            except IntegrityError as exc:
-                raise Conflict(f"table {line.table_id} already has chat line {line.line}") from exc
-
-        await self._write(write)
+        row = (line.table_id, line.line, line.player, line.name, line.text, line.at)
+        conflict = f"table {line.table_id} already has chat line {line.line}"
+        await self._write(_Write(("table", line.table_id), [(_INSERT_CHAT, row)], conflict))
 
     # --- uploaded decks --------------------------------------------------------------
 
     async def add_deck(
         self, deck_id: str, pictures: Sequence[tuple[bytes, str]], created_at: int
     ) -> None:
-        rows = [
-            {
-                "deck_id": deck_id,
-                "n": n,
-                "data": data,
-                "media_type": media,
-                "created_at": created_at,
-            }
+        ops: list[Op] = [
+            (_INSERT_PICTURE, (deck_id, n, data, media, created_at))
             for n, (data, media) in enumerate(pictures)
         ]
-
-        async def write(conn: AsyncConnection) -> None:
-            try:
-                await conn.execute(schema.deck_images.insert(), rows)
-            except IntegrityError as exc:
-                raise Conflict(f"deck {deck_id} already exists") from exc
-
-        await self._write(write)
+        await self._write(_Write(("deck", deck_id), ops, f"deck {deck_id} already exists"))
 
     async def deck_count(self, deck_id: str) -> int:
         table = schema.deck_images
@@ -498,90 +867,8 @@ class SqlStore(Store):
         ]
 
 
-async def _write_moves(conn: AsyncConnection, writes: list[_MoveWrite]) -> None:
-    await conn.execute(
-        schema.moves.insert(),
-        [
-            {
-                "table_id": w.table_id,
-                "n": w.move.n,
-                "seat": w.move.seat,
-                "move": w.move.move,
-                "at": w.move.at,
-                "actor": w.move.actor,
-            }
-            for w in writes
-        ],
-    )
-    timers = [
-        {
-            "b_id": w.table_id,
-            "b_deadlines": dict(w.timers.deadlines),
-            "b_clock": w.timers.clock_deadline,
-        }
-        for w in writes
-        if w.timers is not None and w.result is None
-    ]
-    if timers:
-        await conn.execute(_set_timers, timers)
-    for w in writes:
-        if w.result is not None:
-            await conn.execute(
-                schema.tables.update()
-                .where(schema.tables.c.id == w.table_id)
-                .values(
-                    status="finished",
-                    finished_at=w.move.at,
-                    result=dict(w.result),
-                    deadlines={},
-                    clock_deadline=None,
-                )
-            )
-
-
-def _settle(
-    future: asyncio.Future[Any], *, result: Any = None, exc: Exception | None = None
-) -> None:
-    if future.done():  # the caller gave up waiting (cancelled)
-        return
-    if exc is not None:
-        future.set_exception(exc)
-    else:
-        future.set_result(result)
-
-
-async def _replace_seats(conn: AsyncConnection, table_id: str, rows: list[dict[str, Any]]) -> None:
-    await conn.execute(schema.seats.delete().where(schema.seats.c.table_id == table_id))
-    await conn.execute(schema.seats.insert(), rows)
-
-
-def _table_row(t: TableRecord) -> dict[str, Any]:
-    return {
-        "id": t.id,
-        "game": t.game,
-        "options": t.options,
-        "settings": t.settings,
-        "seed": t.seed,
-        "status": t.status,
-        "host": t.host,
-        "created_at": t.created_at,
-        "started_at": t.started_at,
-        "finished_at": t.finished_at,
-        "result": t.result,
-        "deadlines": t.deadlines,
-        "clock_deadline": t.clock_deadline,
-    }
-
-
-def _seat_row(table_id: str, s: SeatRecord) -> dict[str, Any]:
-    return {
-        "table_id": table_id,
-        "seat": s.seat,
-        "kind": s.kind,
-        "player": s.player,
-        "level": s.level,
-        "left_player": s.left,
-    }
+def _seat_ops(table_id: str, seats: Iterable[SeatRecord]) -> list[Op]:
+    return [(_INSERT_SEAT, (table_id, s.seat, s.kind, s.player, s.level, s.left)) for s in seats]
 
 
 def _player(row: Any) -> PlayerRecord:
@@ -590,6 +877,16 @@ def _player(row: Any) -> PlayerRecord:
 
 def _seat(row: Any) -> SeatRecord:
     return SeatRecord(row.seat, row.kind, row.player, row.level, row.left_player)
+
+
+def _add_new_columns(conn: sa.Connection) -> None:
+    """Give a store made by an earlier version the columns added since (nullable ones)."""
+    for table in schema.metadata.sorted_tables:
+        have = {c["name"] for c in sa.inspect(conn).get_columns(table.name)}
+        for column in table.columns:
+            if column.name not in have:
+                kind = column.type.compile(dialect=conn.dialect)
+                conn.execute(sa.text(f"ALTER TABLE {table.name} ADD COLUMN {column.name} {kind}"))
 
 
 def _table(row: Any) -> TableRecord:
@@ -607,4 +904,5 @@ def _table(row: Any) -> TableRecord:
         result=row.result,
         deadlines=dict(row.deadlines or {}),
         clock_deadline=row.clock_deadline,
+        unwatched_at=row.unwatched_at,
     )

@@ -1,9 +1,12 @@
-"""The SQLite store: history round-trips, move numbers are unique, writes are grouped."""
+"""The store, on SQLite and PostgreSQL (see ``conftest.py``): history round-trips, move
+numbers are unique, writes are grouped, and what was acknowledged survives ``kill -9``."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,16 +20,10 @@ from bodoge.store import (
     TableRecord,
     Timers,
     open_store,
+    sql,
     sqlite_url,
 )
 from bodoge.store.sql import SqlStore
-
-
-@pytest.fixture
-async def store(tmp_path: Path):
-    store = await open_store(sqlite_url(tmp_path))
-    yield store
-    await store.close()
 
 
 def _table(table_id: str = "t_1", status: str = "waiting") -> TableRecord:
@@ -50,10 +47,12 @@ async def _with_table(store: SqlStore, table_id: str = "t_1") -> None:
     await store.create_table(_table(table_id), SEATS)
 
 
-async def test_database_is_sqlite_in_wal_mode(store: SqlStore, tmp_path: Path) -> None:
+async def test_database_is_sqlite_in_wal_mode(tmp_path: Path) -> None:
+    store = await open_store(sqlite_url(tmp_path))
     await _with_table(store)
     with sqlite3.connect(tmp_path / "bodoge.sqlite3") as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    await store.close()
 
 
 async def test_table_history_round_trips(store: SqlStore) -> None:
@@ -141,12 +140,12 @@ async def test_players_are_found_by_token_hash_only(store: SqlStore) -> None:
     assert (await store.players(["p_a", "p_x"]))["p_a"].name == "Anne"
 
 
-async def test_history_survives_reopening(tmp_path: Path) -> None:
-    store = await open_store(sqlite_url(tmp_path))
+async def test_history_survives_reopening(store_url: str) -> None:
+    store = await open_store(store_url)
     await _with_table(store)
     await store.append_move("t_1", MoveRecord(1, 0, {"x": 1}, 1))
     await store.close()
-    again = await open_store(sqlite_url(tmp_path))
+    again = await open_store(store_url)
     try:
         bundle = await again.load_table("t_1")
         assert bundle is not None and len(bundle.moves) == 1
@@ -171,6 +170,10 @@ async def test_checkpoints_run_beside_the_writer(
     grown = wal.stat().st_size
     async with store.engine.connect() as conn:  # commits never checkpoint by themselves
         assert (await conn.exec_driver_sql("PRAGMA wal_autocheckpoint")).scalar() == 0
+    assert store._sqlite is not None  # ... neither on the writer's own connection
+    assert await store._sqlite.call(_pragma, "wal_autocheckpoint") == 0
+    assert await store._sqlite.call(_pragma, "synchronous") == 1  # NORMAL
+    assert await store._sqlite.call(_pragma, "foreign_keys") == 1
     await asyncio.sleep(0.3)  # the background checkpoint copies the WAL into the database
     await asyncio.gather(
         *(store.append_move("t_1", MoveRecord(n, 0, pad, n)) for n in range(200, 400))
@@ -179,3 +182,208 @@ async def test_checkpoints_run_beside_the_writer(
     assert grown > 50_000 and wal.stat().st_size < grown * 1.5
     await store.close()
     assert not wal.exists() or wal.stat().st_size == 0  # truncated on close
+
+
+def _pragma(db: sqlite3.Connection, name: str) -> object:
+    return db.execute(f"PRAGMA {name}").fetchone()[0]
+
+
+async def test_a_group_of_every_kind_of_write_ends_as_one_by_one(store: SqlStore) -> None:
+    """One group: a new table with its seats and first moves, moves elsewhere, chat, timers."""
+    await _with_table(store)
+    await store.create_table(_table("t_2"), SEATS)
+    await store.create_player(PlayerRecord("p_b", "Bob", "b" * 64, 1))
+    seats = (SeatRecord(0, "human", "p_a"), SeatRecord(1, "human", "p_b"))
+    result = {"places": [1, 2], "reason": "declared", "winners": [0]}
+    writes = [
+        store.start_table("t_1", 5, seats, Timers({"0": 100})),
+        store.create_table(_table("t_3"), SEATS),
+        store.append_move("t_1", MoveRecord(1, 0, {"k": 1}, 10), Timers({"1": 110})),
+        store.append_move("t_2", MoveRecord(1, 0, {"k": 2}, 11)),
+        store.add_chat(ChatRecord("t_1", 1, "p_b", "Bob", "hi", 12)),
+        store.start_table("t_3", 13, SEATS, Timers({}, 500)),
+        store.append_move("t_3", MoveRecord(1, 1, {"k": 3}, 14), Timers({"0": 140}, 400)),
+        store.set_timers("t_2", Timers({"1": 150})),
+        store.rename_player("p_b", "Bobby"),
+        store.append_move("t_2", MoveRecord(2, 1, {"k": 4}, 15), result=result),
+        store.save_seats("t_1", seats, "p_b"),
+        store.delete_table("t_3"),
+    ]
+    await asyncio.gather(*writes)
+    one = await store.load_table("t_1")
+    assert one is not None
+    assert (one.table.status, one.table.started_at, one.table.host) == ("playing", 5, "p_b")
+    assert one.table.deadlines == {"1": 110} and one.seats == seats
+    assert [(m.n, m.move) for m in one.moves] == [(1, {"k": 1})]
+    assert [c.text for c in one.chat] == ["hi"] and one.players["p_b"].name == "Bobby"
+    two = await store.load_table("t_2")
+    assert two is not None
+    assert (two.table.status, two.table.result, two.table.finished_at) == ("finished", result, 15)
+    assert two.table.deadlines == {} and [m.n for m in two.moves] == [1, 2]
+    assert await store.load_table("t_3") is None
+    assert [b.table.id for b in await store.load_open_tables()] == ["t_1"]
+
+
+async def test_failed_writes_in_a_group_fail_alone(store: SqlStore) -> None:
+    """A taken chat line, a move of no table, a move that is not JSON: only they fail."""
+    await _with_table(store)
+    await store.add_chat(ChatRecord("t_1", 1, "p_a", "Ann", "first", 1))
+    writes = [
+        store.append_move("t_1", MoveRecord(1, 0, {"k": 1}, 1), Timers({"0": 1})),
+        store.add_chat(ChatRecord("t_1", 1, "p_a", "Ann", "again", 2)),
+        store.append_move("t_nope", MoveRecord(1, 0, {"k": 1}, 1)),
+        store.append_move("t_1", MoveRecord(2, 0, {"k": object()}, 2)),
+        store.add_chat(ChatRecord("t_1", 2, "p_a", "Ann", "second", 3)),
+        store.append_move("t_1", MoveRecord(2, 0, {"k": 2}, 4), Timers({"0": 4})),
+    ]
+    outcomes = await asyncio.gather(*writes, return_exceptions=True)
+    assert [type(o).__name__ for o in outcomes] == [
+        "NoneType",
+        "Conflict",
+        "Conflict",  # the table does not exist
+        "TypeError",  # the JSON encoder's own error
+        "NoneType",
+        "NoneType",
+    ]
+    assert "already has chat line 1" in str(outcomes[1])
+    bundle = await store.load_table("t_1")
+    assert bundle is not None
+    assert [(m.n, m.move) for m in bundle.moves] == [(1, {"k": 1}), (2, {"k": 2})]
+    assert [c.text for c in bundle.chat] == ["first", "second"]
+    assert bundle.table.deadlines == {"0": 4}
+
+
+async def test_decks_round_trip_and_their_ids_are_unique(store: SqlStore) -> None:
+    pictures = [(b"\x89PNG\x00\xff", "image/png"), (b"RIFF\x00", "image/webp")]
+    await store.add_deck("d_1", pictures, 1)
+    assert await store.deck_count("d_1") == 2 and await store.deck_count("d_2") == 0
+    assert await store.deck_picture("d_1", 1) == pictures[1]
+    assert await store.deck_picture("d_1", 2) is None
+    with pytest.raises(Conflict, match="deck d_1 already exists"):
+        await store.add_deck("d_1", pictures[:1], 2)
+    assert await store.deck_count("d_1") == 2
+
+
+async def test_writes_are_refused_once_the_store_is_closed(store_url: str) -> None:
+    store = await open_store(store_url)
+    await store.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        await store.create_player(PlayerRecord("p_a", "Ann", "a" * 64, 1))
+
+
+async def test_an_in_memory_database_writes_through_the_engine() -> None:
+    store = await open_store("sqlite+aiosqlite:///:memory:")
+    try:
+        assert store._sqlite is None
+        await _with_table(store)
+        outcomes = await asyncio.gather(
+            *(
+                store.append_move("t_1", MoveRecord(n, 0, {"k": n}, n), Timers({"0": n}))
+                for n in (1, 2, 2, 3)
+            ),
+            return_exceptions=True,
+        )
+        assert [isinstance(o, Conflict) for o in outcomes] == [False, False, True, False]
+        bundle = await store.load_table("t_1")
+        assert bundle is not None
+        assert [m.n for m in bundle.moves] == [1, 2, 3] and bundle.table.deadlines == {"0": 3}
+    finally:
+        await store.close()
+
+
+def test_a_group_is_one_batch_per_statement_kind_in_an_order_that_keeps_its_effect() -> None:
+    timers = Timers({"0": 9})
+    group = [
+        sql._MoveWrite("t_1", MoveRecord(1, 0, {}, 1), timers, None),
+        sql._Write(
+            ("table", "t_9"), [(sql._DELETE_SEATS, ("t_9",)), (sql._SET_HOST, (None, "t_9"))]
+        ),
+        sql._MoveWrite("t_2", MoveRecord(1, 0, {}, 1), timers, None),
+        sql._MoveWrite("t_3", MoveRecord(1, 0, {}, 1), None, {"winners": [0]}),
+        sql._MoveWrite("t_4", MoveRecord(1, 0, {}, 1), timers, None),
+        # The same table again: its insert may not pass its timers above.
+        sql._MoveWrite("t_1", MoveRecord(2, 0, {}, 2), timers, None),
+    ]
+    plan = [
+        (stmt, [row[-1] if stmt is not sql._INSERT_MOVE else row[:2] for row in rows])
+        for stmt, rows in sql._batches(group)
+    ]
+    assert plan == [
+        (sql._INSERT_MOVE, [("t_1", 1), ("t_2", 1), ("t_3", 1), ("t_4", 1)]),
+        (sql._SET_TIMERS, ["t_1", "t_2", "t_4"]),
+        (sql._DELETE_SEATS, ["t_9"]),
+        (sql._SET_HOST, ["t_9"]),
+        (sql._FINISH_TABLE, ["t_3"]),
+        (sql._INSERT_MOVE, [("t_1", 2)]),
+        (sql._SET_TIMERS, ["t_1"]),
+    ]
+    # PostgreSQL's moves set their timers in the same statement: the moves are one batch.
+    pg = [(stmt, [row[:2] for row in rows]) for stmt, rows in sql._batches(group, pg=True)]
+    assert pg == [
+        (sql._PG_APPEND_MOVE, [("t_1", 1), ("t_2", 1), ("t_3", 1), ("t_4", 1), ("t_1", 2)]),
+        (sql._DELETE_SEATS, [("t_9",)]),
+        (sql._SET_HOST, [(None, "t_9")]),
+        (sql._FINISH_TABLE, [(1, {"winners": [0]})]),
+    ]
+
+
+#: Appends moves to 4 tables at once, printing ``table n`` once each is acknowledged.
+WRITER = """
+import asyncio, sys
+from bodoge.store import MoveRecord, PlayerRecord, SeatRecord, TableRecord, Timers, open_store
+
+async def table(store, table_id):
+    n = 0
+    while True:
+        n += 1
+        await store.append_move(table_id, MoveRecord(n, 0, {"n": n}, n), Timers({"0": n}))
+        print(table_id, n, flush=True)
+
+async def main(url):
+    store = await open_store(url)
+    await store.create_player(PlayerRecord("p_a", "Ann", "h" * 64, 1))
+    tables = [f"t_{i}" for i in range(4)]
+    for t in tables:
+        record = TableRecord(t, "tagiron", {}, {}, 1, "playing", "p_a", 1)
+        await store.create_table(record, [SeatRecord(0, "human", "p_a")])
+    await asyncio.gather(*(table(store, t) for t in tables))
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+async def test_what_was_acknowledged_survives_kill_9(store_url: str) -> None:
+    root = Path(__file__).resolve().parents[2]
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        WRITER,
+        store_url,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert child.stdout is not None
+    acknowledged: dict[str, int] = {}
+    try:
+        while sum(acknowledged.values()) < 300:
+            line = await asyncio.wait_for(child.stdout.readline(), 60)
+            assert line, "the writer stopped"
+            table_id, n = line.split()
+            acknowledged[table_id.decode()] = int(n)
+    finally:
+        child.kill()  # SIGKILL, in the middle of its commits
+        rest, _ = await child.communicate()
+    for line in rest.splitlines():  # acknowledged before it died, not yet read
+        table_id, n = line.split()
+        acknowledged[table_id.decode()] = int(n)
+    store = await open_store(store_url)
+    try:
+        for table_id, n in acknowledged.items():
+            bundle = await store.load_table(table_id)
+            assert bundle is not None
+            stored = [m.n for m in bundle.moves]
+            assert stored == list(range(1, len(stored) + 1)) and len(stored) >= n
+            assert bundle.table.deadlines == {"0": len(stored)}
+    finally:
+        await store.close()
