@@ -6,7 +6,12 @@ import argparse
 import importlib
 
 # Each module defines ``register_bench(subparsers)`` for one ``bodoge bench NAME``.
-BENCH_MODULES = ("bodoge.games.tagiron.bench", "bodoge.server.bench")
+BENCH_MODULES = (
+    "bodoge.games.tagiron.bench",
+    "bodoge.server.bench",
+    "bodoge.cli_bench",
+    "bodoge.store.bench",
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

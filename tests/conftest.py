@@ -1,4 +1,5 @@
-"""Shared fixtures: a real server process (see ``tests/support/live_server.py``)."""
+"""Shared fixtures: a real server process (see ``tests/support/live_server.py``), and a check
+that every frame the server sent during a test matched the protocol's JSON Schemas."""
 
 from __future__ import annotations
 
@@ -7,7 +8,21 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import schema
 from tests.support.live_server import LiveServer
+
+
+@pytest.fixture(autouse=True)
+def frames_match_the_schemas() -> Iterator[None]:
+    """Fail a test during which the server sent a frame its schema does not allow.
+
+    Test clients (``tests/support/client.py``) and browser pages (``tests/e2e``) check
+    every frame they receive; see ``tests/support/schema.py``.
+    """
+    schema.take_violations()
+    yield
+    violations = schema.take_violations()
+    assert not violations, "frames that break docs/schema:\n" + "\n".join(violations[:20])
 
 
 @pytest.fixture(scope="session")

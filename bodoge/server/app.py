@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import inspect
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -17,14 +16,15 @@ from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
-from bodoge.core.game import Game
 from bodoge.server.assets import asset_routes
 from bodoge.server.assets import error as http_error
+from bodoge.server.collector import COLLECTOR
 from bodoge.server.config import ServerConfig
 from bodoge.server.connection import Frame
 from bodoge.server.protocol import TABLE_ID, ProtocolError, iso
 from bodoge.server.service import Server
-from bodoge.server.table import LiveTable, Step
+from bodoge.server.stats import GC, Counters
+from bodoge.server.table import LiveTable
 
 JSON = Any
 WEB_STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
@@ -52,10 +52,12 @@ class AssetFiles(StaticFiles):
 
 
 class StarletteTransport:
-    def __init__(self, websocket: WebSocket) -> None:
+    def __init__(self, websocket: WebSocket, counters: Counters) -> None:
         self.websocket = websocket
+        self.counters = counters
 
     async def send(self, text: str) -> None:
+        self.counters.frames_sent += 1
         await self.websocket.send_text(text)
 
     async def close(self, code: int) -> None:
@@ -67,37 +69,6 @@ def game_web_dir(game: object) -> Path:
     return Path(inspect.getfile(type(game))).resolve().parent / "web"
 
 
-def history_json(table: LiveTable, seat: int | None) -> dict[str, JSON]:
-    """A finished table's moves, what ``seat`` saw of each, and its view after each move."""
-    game = table.game
-    first = game.setup(table.options, len(table.seats), table.seed)
-    return {
-        "table": table.summary(),
-        "seed": table.seed,
-        "options": table.options_json,
-        "seat": seat,
-        "moves": [_public_step(game, s, seat) for s in table.steps],
-        "events": [
-            [o for o in (game.observe(e, seat) for e in s.events) if o is not None]
-            for s in table.steps
-        ],
-        "views": [game.view(first, seat)] + [game.view(s.state, seat) for s in table.steps],
-        "result": result.to_json() if (result := game.result(table.state)) else None,
-    }
-
-
-def _public_step(game: Game, step: Step, viewer: int | None) -> dict[str, JSON]:
-    """A move of the history as ``viewer`` may see it (a game may keep a mover or a move secret)."""
-    mover, move = game.public_move(step.state, step.seat, step.move, viewer)
-    return {
-        "n": step.n,
-        "seat": mover,
-        "move": move,
-        "at": iso(step.at),
-        "actor": step.actor if mover == step.seat else None,
-    }
-
-
 def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = None) -> Starlette:
     server = Server(config)
 
@@ -105,19 +76,24 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await server.start()
         app.state.server = server
-        # Everything loaded so far (modules, games, restored tables) lives as long as the
-        # process: keep it out of the garbage collector's full passes, which pause the loop.
-        gc.collect()
-        gc.freeze()
+        # Keep the collector's long passes away from the tables (bodoge/server/collector.py).
+        COLLECTOR.start()
+        GC.install()
         if on_ready is not None:
             on_ready()
         try:
             yield
         finally:
+            COLLECTOR.stop()
             await server.stop()
 
     async def healthz(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
+
+    async def stats(request: Request) -> Response:
+        collector = {**GC.to_json(), **COLLECTOR.to_json()}
+        live = len(server.tables.live)
+        return JSONResponse({**server.counters.to_json(), "tables": live, "gc": collector})
 
     async def index(request: Request) -> Response:
         page = WEB_STATIC / "index.html"
@@ -201,12 +177,15 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
                 return http_error(403, "not_seated", "send the seat's token to see its history")
             if table.seat_of(player.id) != seat:
                 return http_error(403, "not_seated", "only the seat's own player sees its history")
-        return JSONResponse(history_json(table, seat))
+        return JSONResponse(table.history(seat))
 
     async def ws(websocket: WebSocket) -> None:
         await websocket.accept()
         address = websocket.client.host if websocket.client else None
-        connection = server.connect(StarletteTransport(websocket), address)
+        counters = server.counters
+        connection = server.connect(StarletteTransport(websocket, counters), address)
+        counters.connections_open += 1
+        counters.connections_total += 1
 
         async def receive() -> Frame:
             message = await websocket.receive()
@@ -215,12 +194,16 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
             text = message.get("text")
             return text if text is not None else message.get("bytes") or b""
 
-        await connection.run(receive)
+        try:
+            await connection.run(receive)
+        finally:
+            counters.connections_open -= 1
 
     routes: list[BaseRoute] = [
         Route("/", index),
         Route("/t/{table_id}", index),
         Route("/healthz", healthz),
+        Route("/api/stats", stats),
         Route("/api/games", games),
         Route("/api/tables", table_list),
         Route("/api/tables/{table_id}", table_summary),

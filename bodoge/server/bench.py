@@ -5,15 +5,29 @@ opens one WebSocket client per seat (``--tables`` × ``--players``), and has
 every table play Tagiron games back to back for ``--duration`` seconds.  The
 clients pick moves cheaply (a random face-up question, or a pass), after a
 think time of about ``--think`` seconds, so that the figures measure the
-server rather than bots.  It prints:
+server rather than bots.
 
-* moves per second (acknowledged moves in the measured window);
+Games start at random times: before each game a table waits a pause drawn from
+an exponential distribution (mean ``--arrival`` seconds), so the games of all
+tables start as a Poisson stream, as people's would.  ``--burst`` starts every
+table at the same instant and the next game at once: a stress case, labelled so.
+
+It prints, over the measured window (after a warm-up):
+
+* moves per second (acknowledged moves);
 * the time from a move being sent to **every other seat** having its event,
   median and 99th percentile;
-* the server's peak memory (``VmHWM`` in ``/proc/<pid>/status``) and CPU use.
+* the server's CPU time per 1,000 moves (``utime + stime`` of
+  ``/proc/<pid>/stat``), its share of a core, and its peak memory (``VmHWM``);
+* the size of an ``event`` frame as the clients receive it (median);
+* the server's garbage-collector passes, from ``GET /api/stats``: the longest
+  pause and the total time per generation.
 
-Clients run in ``--procs`` processes; they share the machine's cores with the
-server, so on a small machine the client side inflates the latencies.
+``--checkout PATH`` runs the server from another source tree (a git worktree of
+an older commit, say); ``--ab OLD_PATH`` runs old, new, old, new (``--rounds``)
+and prints the ratio of server CPU per 1,000 moves.  Clients run in ``--procs``
+processes; they share the machine's cores with the server, so on a small machine
+the client side inflates the latencies.
 """
 
 from __future__ import annotations
@@ -34,12 +48,20 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 JSON = Any
+
+#: The source tree this bench belongs to (the "new" side of an A/B).
+HERE = Path(__file__).resolve().parents[2]
+
+#: What an ``event`` frame may leave out when unchanged, and a ``table`` snapshot always has.
+FACTS = ("to_act", "may_act", "deadlines", "clock", "result")
 
 
 def register_bench(sub: argparse._SubParsersAction) -> None:
@@ -50,13 +72,39 @@ def register_bench(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--think", type=float, default=1.0, help="mean seconds a client waits before moving"
     )
+    parser.add_argument(
+        "--arrival",
+        type=float,
+        default=2.0,
+        help="mean seconds a table pauses before each game (exponential: Poisson starts)",
+    )
+    parser.add_argument(
+        "--burst",
+        action="store_true",
+        help="stress case: every table starts at the same instant, the next game at once",
+    )
     parser.add_argument("--procs", type=int, default=1, help="client processes")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--url",
         default=None,
-        help="use this running server's ws:// URL instead of starting one (no memory figures)",
+        help="use this running server's ws:// URL instead of starting one (no CPU or memory)",
     )
+    parser.add_argument(
+        "--checkout",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="run the server from this source tree (e.g. a git worktree of an older commit)",
+    )
+    parser.add_argument(
+        "--ab",
+        type=Path,
+        default=None,
+        metavar="OLD_PATH",
+        help="A/B: run the server from OLD_PATH and from this tree, alternated, --rounds each",
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="runs of each side with --ab")
     parser.set_defaults(func=run)
 
 
@@ -72,16 +120,21 @@ class Stats:
     clients: int = 0
     #: How late the client process's own event loop ran (its share of the latencies).
     lags: list[float] = field(default_factory=list)
+    #: Bytes of each ``event`` frame received while measuring.
+    event_bytes: list[int] = field(default_factory=list)
+    #: Event frames carrying the whole ``view``, and those carrying a ``patch``.
+    whole_views: int = 0
+    patches: int = 0
 
 
 class Seat:
-    """One WebSocket client: replies by id, state messages to a callback."""
+    """One WebSocket client: replies by id, state messages (and their size) to a callback."""
 
     def __init__(self, ws: Any) -> None:
         self.ws = ws
         self.ids = itertools.count(1)
         self.waiting: dict[int, asyncio.Future[dict[str, JSON]]] = {}
-        self.on_state: Callable[[dict[str, JSON]], None] = lambda m: None
+        self.on_state: Callable[[dict[str, JSON], int], None] = lambda m, size: None
         self.reader = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
@@ -93,7 +146,8 @@ class Seat:
                     if not future.done():
                         future.set_result(message)
                 elif message["type"] in ("event", "table"):
-                    self.on_state(message)
+                    size = len(frame) if frame.isascii() else len(frame.encode())
+                    self.on_state(message, size)
 
     async def request(self, type: str, **fields: JSON) -> dict[str, JSON]:
         rid = next(self.ids)
@@ -104,6 +158,42 @@ class Seat:
         if reply["type"] == "error":
             raise RuntimeError(f"{type}: {reply['code']} {reply['message']}")
         return reply
+
+
+class Known:
+    """What one seat knows of its table: the view and the facts, kept up by each frame.
+
+    A ``table`` snapshot sets everything.  An ``event`` frame either carries the whole
+    ``view`` or a ``patch`` against the previous one (JSON Patch ops, some naming one of
+    the frame's ``events`` as their value), and only the facts that changed.
+
+    >>> known = Known()
+    >>> known.update({"type": "table", "view": {"turn": 0}, "to_act": [0], "may_act": True,
+    ...               "deadlines": [None], "clock": None, "result": None})
+    >>> known.update({"type": "event", "events": [{"type": "pass"}], "to_act": [1],
+    ...               "patch": [{"op": "replace", "path": "/turn", "value": 1}]})
+    >>> known.view, known.facts["to_act"], known.facts["may_act"]
+    ({'turn': 1}, [1], True)
+    """
+
+    def __init__(self) -> None:
+        self.view: JSON = None
+        self.facts: dict[str, JSON] = dict.fromkeys(FACTS)
+
+    def update(self, message: dict[str, JSON]) -> None:
+        if message["type"] == "table":
+            self.view = message.get("view")
+            self.facts = {key: message.get(key) for key in FACTS}
+            return
+        if "view" in message:
+            self.view = message["view"]
+        elif "patch" in message:
+            from bodoge.server.viewdiff import apply
+
+            self.view = apply(self.view, message["patch"], message.get("events", ()))
+        for key in FACTS:
+            if key in message:
+                self.facts[key] = message[key]
 
 
 def pick_move(view: dict[str, JSON], rng: random.Random) -> dict[str, JSON] | None:
@@ -122,22 +212,38 @@ def pick_move(view: dict[str, JSON], rng: random.Random) -> dict[str, JSON] | No
 class TableRun:
     """The clients of one table playing games back to back until ``stop``."""
 
-    def __init__(self, seats: list[Seat], think: float, stats: Stats, rng: random.Random):
+    def __init__(
+        self,
+        seats: list[Seat],
+        think: float,
+        arrival: float,
+        stats: Stats,
+        rng: random.Random,
+    ) -> None:
         self.seats = seats
         self.think = think
+        #: Mean pause before each game (0: none, every table at once).
+        self.arrival = arrival
         self.stats = stats
         self.rng = rng
         self.measuring = False
         self.stop = False
         self.table = ""
+        self.known = [Known() for _ in seats]
         self.sent: dict[int, float] = {}
         self.missing: dict[int, int] = {}
         self.over: asyncio.Event = asyncio.Event()
 
-    def _state(self, index: int, message: dict[str, JSON]) -> None:
+    def _state(self, index: int, message: dict[str, JSON], size: int) -> None:
         if message["type"] == "event":
             if message.get("table") != self.table:
                 return
+            if self.measuring:
+                self.stats.event_bytes.append(size)
+                if "patch" in message:
+                    self.stats.patches += 1
+                elif "view" in message:
+                    self.stats.whole_views += 1
             n = message["n"]
             if message["seat"] != index and n in self.missing:
                 self.missing[n] -= 1
@@ -148,12 +254,18 @@ class TableRun:
                         self.stats.latencies.append(time.perf_counter() - started)
         elif message["table"]["id"] != self.table:
             return
-        if message.get("result") is not None:
+        known = self.known[index]
+        try:
+            known.update(message)
+        except (KeyError, IndexError, TypeError, ValueError):
+            self.stats.errors += 1  # a patch that does not fit the view we had
+            return
+        facts = known.facts
+        if facts["result"] is not None:
             self.over.set()
             return
-        view = message.get("view")
-        if view is not None and message["may_act"] and index in message["to_act"]:
-            move = pick_move(view, self.rng)
+        if known.view is not None and facts["may_act"] and index in (facts["to_act"] or ()):
+            move = pick_move(known.view, self.rng)
             if move is not None:
                 asyncio.get_running_loop().create_task(self._move(index, message["n"], move))
 
@@ -173,9 +285,11 @@ class TableRun:
 
     async def play(self) -> None:
         for index, seat in enumerate(self.seats):
-            seat.on_state = lambda m, i=index: self._state(i, m)
+            seat.on_state = lambda m, size, i=index: self._state(i, m, size)
         host, *others = self.seats
         while not self.stop:
+            if self.arrival > 0:
+                await asyncio.sleep(self.rng.expovariate(1 / self.arrival))
             self.over = asyncio.Event()
             self.sent.clear()
             self.missing.clear()
@@ -199,20 +313,24 @@ class TableRun:
                 await asyncio.sleep(1)
 
 
-async def _clients(
-    url: str,
-    tables: int,
-    players: int,
-    think: float,
-    duration: float,
-    seed: int,
-    ready: Callable[[], None],
-    go: Callable[[], Any],
-) -> Stats:
+@dataclass(frozen=True)
+class Plan:
+    """What every client process does."""
+
+    tables: int
+    players: int
+    think: float
+    arrival: float
+    warm_up: float
+    duration: float
+    seed: int
+
+
+async def _clients(url: str, plan: Plan, ready: Callable[[], None], go: Callable[[], Any]) -> Stats:
     from websockets.asyncio.client import connect
 
     stats = Stats()
-    rng = random.Random(seed)
+    rng = random.Random(plan.seed)
     gate = asyncio.Semaphore(64)  # do not knock on the server's door 2,000 times at once
 
     async def open_seat(name: str) -> Seat:
@@ -223,14 +341,16 @@ async def _clients(
             return seat
 
     runs = []
-    for t in range(tables):
-        seats = await asyncio.gather(*(open_seat(f"b{seed}-{t}-{s}") for s in range(players)))
-        runs.append(TableRun(list(seats), think, stats, random.Random(rng.random())))
-    stats.clients = tables * players
-    tasks = [asyncio.create_task(run.play()) for run in runs]
+    for t in range(plan.tables):
+        names = [f"b{plan.seed}-{t}-{s}" for s in range(plan.players)]
+        seats = await asyncio.gather(*(open_seat(name) for name in names))
+        table_rng = random.Random(rng.random())
+        runs.append(TableRun(list(seats), plan.think, plan.arrival, stats, table_rng))
+    stats.clients = plan.tables * plan.players
     ready()
     await asyncio.to_thread(go)
-    await asyncio.sleep(min(5.0, duration / 5))  # warm up: first games started
+    tasks = [asyncio.create_task(run.play()) for run in runs]
+    await asyncio.sleep(plan.warm_up)  # the first games started
     for run in runs:
         run.measuring = True
 
@@ -241,7 +361,7 @@ async def _clients(
             stats.lags.append(time.perf_counter() - started - 0.01)
 
     watcher = asyncio.create_task(watch_lag())
-    await asyncio.sleep(duration)
+    await asyncio.sleep(plan.duration)
     watcher.cancel()
     for run in runs:
         run.measuring = False
@@ -255,42 +375,81 @@ async def _clients(
     return stats
 
 
-def _client_process(url: str, args: tuple[Any, ...], results: Any, ready: Any, go: Any) -> None:
-    tables, players, think, duration, seed = args
-    stats = asyncio.run(
-        _clients(url, tables, players, think, duration, seed, ready.release, go.wait)
-    )
-    results.put(stats)
+def _client_process(url: str, plan: Plan, results: Any, ready: Any, go: Any) -> None:
+    results.put(asyncio.run(_clients(url, plan, ready.release, go.wait)))
 
 
 # --- the server -----------------------------------------------------------------------
 
 
-def _start_server(data: Path) -> tuple[subprocess.Popen[str], str]:
-    command = [
-        sys.executable,
-        "-m",
-        "bodoge",
-        "serve",
-        "--port",
-        "0",
-        "--data",
-        str(data),
-        "--bot-workers",
-        "0",
+def _tree_env(tree: Path) -> dict[str, str]:
+    """The environment that makes ``python -m bodoge`` import ``tree``'s sources."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(tree), env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _serve_flags(tree: Path) -> str:
+    """``bodoge serve --help`` of ``tree``: which flags its server knows."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bodoge", "serve", "--help"],
+        cwd=tree,
+        env=_tree_env(tree),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"bodoge serve --help failed in {tree}:\n{done.stderr[-2000:]}")
+    return done.stdout
+
+
+def serve_command(data: Path, help_text: str) -> list[str]:
+    """``bodoge serve`` for the bench, with only the flags that ``--help`` lists.
+
+    >>> serve_command(Path("/d"), "--bot-workers N")[-2:]
+    ['--bot-workers', '0']
+    """
+    command = [sys.executable, "-m", "bodoge", "serve", "--port", "0", "--data", str(data)]
+    command += ["--bot-workers", "0"]
+    if "--max-connections-per-address" in help_text:
         # Every client of the bench comes from this machine's address.
-        "--max-connections-per-address",
-        "0",
-    ]
+        command += ["--max-connections-per-address", "0"]
+    return command
+
+
+def _start_server(data: Path, tree: Path) -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
+        serve_command(data, _serve_flags(tree)),
+        cwd=tree,
+        env=_tree_env(tree),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        bufsize=1,
     )
     assert process.stdout is not None
+    seen = []
     for line in process.stdout:
+        seen.append(line)
         found = re.search(r"serving on (http://\S+?/)\s", line)
         if found:
             return process, found.group(1).replace("http://", "ws://") + "ws"
-    raise RuntimeError("the server did not start")
+    raise RuntimeError("the server did not start:\n" + "".join(seen[-30:]))
+
+
+def _server_stats(url: str) -> dict[str, JSON] | None:
+    """``GET /api/stats`` of the server at ws:// ``url`` (``None``: it has none)."""
+    http = re.sub(r"^ws", "http", url).removesuffix("/ws") + "/api/stats"
+    try:
+        with urllib.request.urlopen(http, timeout=30) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        if exc.code != 404:
+            print(f"  (GET /api/stats: {exc})", file=sys.stderr)
+    except (OSError, ValueError) as exc:
+        print(f"  (GET /api/stats: {exc!r})", file=sys.stderr)
+    return None
 
 
 def _proc_status(pid: int, key: str) -> int:
@@ -304,6 +463,7 @@ def _proc_status(pid: int, key: str) -> int:
 
 
 def _cpu_seconds(pid: int) -> float:
+    """The process's user + system CPU time so far (``/proc/<pid>/stat``)."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
@@ -316,7 +476,37 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def run(args: argparse.Namespace) -> int:
+# --- one run --------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """The figures of one run."""
+
+    stats: list[Stats]
+    duration: float
+    pid: int
+    players: int = 4
+    #: Server CPU seconds and wall seconds over the measured window.
+    cpu: float = 0.0
+    wall: float = 0.0
+    peak_kib: int = 0
+    rss_kib: int = 0
+    #: ``/api/stats`` at the start and the end of the window (``None``: not served).
+    before: dict[str, JSON] | None = None
+    after: dict[str, JSON] | None = None
+
+    @property
+    def moves(self) -> int:
+        return sum(s.moves for s in self.stats)
+
+    @property
+    def cpu_per_1000_moves(self) -> float | None:
+        return self.cpu / self.moves * 1000 if self.pid and self.moves else None
+
+
+def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
+    """Start a server (from ``tree``, or use ``--url``), play, and collect the figures."""
     from bodoge.server.cli import raise_file_limit
 
     raise_file_limit()
@@ -325,12 +515,15 @@ def run(args: argparse.Namespace) -> int:
     if args.url:
         url, pid = args.url, 0
     else:
-        server, url = _start_server(data)
+        server, url = _start_server(data, tree or HERE)
         pid = server.pid
         # The server's output would fill the pipe: drain it in the background.
         output = server.stdout
         assert output is not None
         threading.Thread(target=output.read, daemon=True).start()
+    arrival = 0.0 if args.burst else args.arrival
+    # Long enough for the first games to have started (95% of them with Poisson starts).
+    warm_up = min(5.0, args.duration / 5) + 3 * arrival
     ctx = multiprocessing.get_context("spawn")
     procs = max(1, min(args.procs, args.tables))
     results = ctx.Queue()
@@ -340,34 +533,32 @@ def run(args: argparse.Namespace) -> int:
     try:
         for p in range(procs):
             share = args.tables // procs + (1 if p < args.tables % procs else 0)
-            worker = ctx.Process(
-                target=_client_process,
-                args=(
-                    url,
-                    (share, args.players, args.think, args.duration, args.seed * 1000 + p),
-                    results,
-                    ready,
-                    go,
-                ),
+            plan = Plan(
+                share,
+                args.players,
+                args.think,
+                arrival,
+                warm_up,
+                args.duration,
+                args.seed * 1000 + p,
             )
+            worker = ctx.Process(target=_client_process, args=(url, plan, results, ready, go))
             worker.start()
             workers.append(worker)
-        print(
-            f"bench server: {args.tables} tables × {args.players} seats "
-            f"= {args.tables * args.players} clients in {procs} process(es), "
-            f"think ~{args.think:g} s, measuring {args.duration:g} s "
-            f"on {os.cpu_count()} cores (load average before: {os.getloadavg()[0]:.1f})",
-            flush=True,
-        )
         for _ in workers:
             ready.acquire()
         go.set()
-        time.sleep(min(5.0, args.duration / 5))  # the clients' warm-up
+        time.sleep(warm_up)
+        outcome = Outcome([], args.duration, pid, args.players)
+        outcome.before = _server_stats(url)
         cpu_start, wall_start = _cpu_seconds(pid), time.monotonic()
-        stats = [results.get(timeout=args.duration + 600) for _ in workers]
-        cpu = (_cpu_seconds(pid) - cpu_start) / max(1e-9, time.monotonic() - wall_start)
-        peak = _proc_status(pid, "VmHWM")
-        rss = _proc_status(pid, "VmRSS")
+        time.sleep(args.duration)
+        outcome.cpu = _cpu_seconds(pid) - cpu_start
+        outcome.wall = time.monotonic() - wall_start
+        outcome.after = _server_stats(url)
+        outcome.stats = [results.get(timeout=args.duration + 600) for _ in workers]
+        outcome.peak_kib = _proc_status(pid, "VmHWM")
+        outcome.rss_kib = _proc_status(pid, "VmRSS")
     finally:
         for worker in workers:
             worker.join(30)
@@ -376,31 +567,151 @@ def run(args: argparse.Namespace) -> int:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 server.wait(20)
         shutil.rmtree(data, ignore_errors=True)
-    moves = sum(s.moves for s in stats)
-    latencies = [x for s in stats for x in s.latencies]
-    print(f"  clients connected: {sum(s.clients for s in stats)}")
-    print(
-        f"  moves: {moves} in {args.duration:g} s = {moves / args.duration:.1f} moves/s "
+    return outcome
+
+
+def _gc_lines(before: dict[str, JSON] | None, after: dict[str, JSON] | None) -> list[str]:
+    """The collector's passes between two ``/api/stats`` answers.
+
+    Young passes (generations 0 and 1) and full ones (generation 2: CPython's own,
+    or the sweeps of ``bodoge/server/collector.py``) are shown apart.
+    """
+    if before is None or after is None or "gc" not in after:
+        return ["server GC: not measured (the server has no /api/stats)"]
+    start, end = before["uptime"], after["uptime"]
+    old, new = before["gc"]["generations"], after["gc"]["generations"]
+
+    def spent(g: int, key: str) -> float:
+        return new[g][key] - old[g][key]
+
+    parts = [
+        f"gen{g} {spent(g, 'collections'):.0f}× {spent(g, 'total_ms'):.0f} ms" for g in range(3)
+    ]
+    total = sum(spent(g, "total_ms") for g in range(3))
+    cpu = sum(spent(g, "cpu_ms") for g in range(3))
+    window = [p for p in after["gc"]["long_pauses"] if start < p[0] <= end]
+    young = [p for p in window if p[1] < 2]
+    if young:
+        _, generation, longest, longest_cpu = max(young, key=lambda p: p[2])
+        worst = f"longest young pause {longest:.1f} ms (gen{generation}, {longest_cpu:.1f} ms CPU)"
+        over = sum(1 for p in young if p[2] > 20)
+        count = sum(spent(g, "collections") for g in (0, 1))
+        worst += f", {over} of {count:.0f} over 20 ms"
+    else:
+        worst = "longest young pause < 1 ms"
+    full = [p for p in window if p[1] == 2]
+    if full:
+        _, _, longest, longest_cpu = max(full, key=lambda p: p[2])
+        worst += f"; {len(full)} full pass(es), longest {longest:.1f} ms ({longest_cpu:.1f} ms CPU)"
+    else:
+        worst += "; no full pass of 1 ms or more"
+    since = max(g["longest_ms"] for g in new)
+    policy = f"threshold {tuple(after['gc']['threshold'])}"
+    if "sweeps" in after["gc"]:
+        sweeps = after["gc"]["sweeps"] - before["gc"]["sweeps"]
+        swept = after["gc"]["swept"] - before["gc"]["swept"]
+        policy += f"; sweeps in the window: {sweeps}, freeing {swept} objects"
+        policy += f" ({after['gc']['sweeps']} since start-up)"
+    return [
+        f"server GC: {worst}",
+        f"  {total:.0f} ms in all, {cpu:.0f} ms of CPU "
+        f"({total / 10 / max(1e-9, end - start):.1f}% of the time): {', '.join(parts)}",
+        f"  ({policy}; longest pause since start-up {since:.1f} ms)",
+    ]
+
+
+def report(outcome: Outcome, indent: str = "  ") -> None:
+    stats = outcome.stats
+    moves = outcome.moves
+    duration = outcome.duration
+    lines = [f"clients connected: {sum(s.clients for s in stats)}"]
+    lines.append(
+        f"moves: {moves} in {duration:g} s = {moves / duration:.1f} moves/s "
         f"({sum(s.games for s in stats)} games finished)"
     )
+    latencies = [x for s in stats for x in s.latencies]
     if latencies:
-        print(
-            "  move sent → every other seat has it: "
+        lines.append(
+            "move sent → every other seat has it: "
             f"median {statistics.median(latencies) * 1e3:.1f} ms, "
             f"p99 {_percentile(latencies, 0.99) * 1e3:.1f} ms (over {len(latencies)} moves)"
         )
     lags = [x for s in stats for x in s.lags]
     if lags:
-        print(
-            f"  the clients' own event-loop lag: median {statistics.median(lags) * 1e3:.1f} ms, "
+        lines.append(
+            f"the clients' own event-loop lag: median {statistics.median(lags) * 1e3:.1f} ms, "
             f"p99 {_percentile(lags, 0.99) * 1e3:.1f} ms"
         )
-    if pid:
-        print(
-            f"  server: peak memory (VmHWM) {peak / 1024:.0f} MiB, now {rss / 1024:.0f} MiB; "
-            f"CPU {cpu * 100:.0f}% of one core"
+    sizes = [x for s in stats for x in s.event_bytes]
+    if sizes:
+        patches = sum(s.patches for s in stats)
+        kind = "patch" if patches * 2 > len(sizes) else "whole view"
+        lines.append(
+            f"event frame ({outcome.players}-seat tables): "
+            f"median {statistics.median(sizes):.0f} bytes "
+            f"(p90 {_percentile(sizes, 0.9):.0f}; {kind}; over {len(sizes)} frames)"
         )
+    per_move = outcome.cpu_per_1000_moves
+    if outcome.pid:
+        cpu = f"{per_move:.2f} s per 1,000 moves" if per_move is not None else "no moves"
+        lines.append(
+            f"server CPU: {cpu}, {outcome.cpu / max(1e-9, outcome.wall) * 100:.0f}% of one core"
+        )
+        lines.append(
+            f"server memory: peak (VmHWM) {outcome.peak_kib / 1024:.0f} MiB, "
+            f"now {outcome.rss_kib / 1024:.0f} MiB"
+        )
+    lines += _gc_lines(outcome.before, outcome.after)
     errors = sum(s.errors for s in stats)
     if errors:
-        print(f"  errors: {errors}")
+        lines.append(f"errors: {errors}")
+    for line in lines:
+        print(indent + line, flush=True)
+
+
+def _header(args: argparse.Namespace, tree: Path | None) -> str:
+    procs = max(1, min(args.procs, args.tables))
+    start = (
+        "BURST start (stress case: every table at the same instant, the next game at once)"
+        if args.burst
+        else f"Poisson starts (a pause of ~{args.arrival:g} s, exponential, before each game)"
+    )
+    where = f"server from {tree}" if tree is not None else ""
+    return (
+        f"bench server: {args.tables} tables × {args.players} seats "
+        f"= {args.tables * args.players} clients in {procs} process(es), "
+        f"think ~{args.think:g} s, measuring {args.duration:g} s "
+        f"on {os.cpu_count()} cores (load average before: {os.getloadavg()[0]:.1f})\n"
+        f"  {start}{'; ' + where if where else ''}"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.ab is not None:
+        return run_ab(args)
+    tree = args.checkout.resolve() if args.checkout else None
+    print(_header(args, tree), flush=True)
+    report(measure(args, tree))
+    return 0
+
+
+def run_ab(args: argparse.Namespace) -> int:
+    """Old, new, old, new …: the server from ``--ab`` against this tree, same clients."""
+    old, new = args.ab.resolve(), (args.checkout or HERE).resolve()
+    per_move: dict[str, list[float]] = {"old": [], "new": []}
+    order = [("old", old), ("new", new)] * args.rounds
+    for i, (side, tree) in enumerate(order, 1):
+        print(f"[{i}/{len(order)}] {side}: " + _header(args, tree), flush=True)
+        outcome = measure(args, tree)
+        report(outcome, indent="    ")
+        if outcome.cpu_per_1000_moves is not None:
+            per_move[side].append(outcome.cpu_per_1000_moves)
+    print("A/B: server CPU seconds per 1,000 moves")
+    for side, tree in (("old", old), ("new", new)):
+        runs = ", ".join(f"{x:.3f}" for x in per_move[side])
+        mean = statistics.mean(per_move[side]) if per_move[side] else float("nan")
+        print(f"  {side} ({tree}): {runs}  (mean {mean:.3f})")
+    if per_move["old"] and per_move["new"]:
+        ratio = statistics.mean(per_move["new"]) / statistics.mean(per_move["old"])
+        print(f"  new / old = {ratio:.2f}")
     return 0

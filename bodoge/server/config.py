@@ -49,6 +49,16 @@ class ServerConfig:
     bot_timeout: float = 60.0
     #: Seconds a finished table nobody watches stays in memory.
     idle_seconds: float = 30.0
+    #: Seconds a running table nobody watches, with no turn limit, clock or bot to run,
+    #: stays in memory; it comes back from the store when someone opens it.
+    unwatched_seconds: float = 600.0
+    #: Seconds a waiting table stays in the lobby once none of its seated players is
+    #: connected; then it is deleted, as when they all leave.
+    waiting_seconds: float = 1800.0
+    #: Seconds a running game may go unwatched by anyone before it ends as abandoned,
+    #: and how often the store is searched for such games.
+    abandon_seconds: float = 86400.0
+    sweep_seconds: float = 60.0
     limits: Limits = field(default_factory=Limits)
     #: The games to offer; ``None``: every registered game.
     games: Mapping[str, Game] | None = None

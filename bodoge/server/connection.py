@@ -228,8 +228,11 @@ class Connection:
     async def gone(self) -> None:
         """The client left: close its tables (marking it disconnected) and its lobby."""
         self.closing = True
-        if self._writer is not None:
-            self._writer.cancel()
+        # Let go of the writer: a cancelled task keeps its CancelledError, whose traceback
+        # holds the writer's frame and so this connection (a cycle only the collector frees).
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.cancel()
         if self._admitted and self.address is not None:
             self.server.admission.leave_address(self.address)
         self._admitted = False

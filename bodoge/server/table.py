@@ -15,21 +15,24 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bodoge.core.errors import GameError, GameFinished, NotYourTurn
 from bodoge.core.game import Clock, Event, Game, Move, Seat
 from bodoge.core.rng import derive_seed
+from bodoge.server import render
 from bodoge.server.fanout import Audience, Subscriber
 from bodoge.server.protocol import ProtocolError, encode, iso, now_ms
+from bodoge.server.render import Facts, Step
 from bodoge.server.settings import TableSettings, settings_from_json
 from bodoge.server.timers import Alarm, next_clock_deadline, next_deadlines
 from bodoge.store import ChatRecord, MoveRecord, SeatRecord, TableBundle, TableRecord, Timers
 from bodoge.store.records import Actor, TableStatus
 
 if TYPE_CHECKING:
+    from bodoge.server.identity import Player
     from bodoge.server.tables import Tables
 
 log = logging.getLogger(__name__)
@@ -40,19 +43,6 @@ Reply = Callable[[dict[str, JSON]], None]
 
 class TableGone(Exception):
     """The table left memory (finished and unwatched, or deleted); look it up again."""
-
-
-@dataclass(frozen=True)
-class Step:
-    """Move ``n`` as applied: what it caused and the state it left."""
-
-    n: int
-    seat: Seat | None
-    move: Move
-    events: tuple[Event, ...]
-    state: Any
-    at: int
-    actor: Actor
 
 
 @dataclass(frozen=True)
@@ -87,6 +77,10 @@ class LiveTable:
         self.seed = record.seed
         self._summary: dict[str, JSON] | None = None
         self._status: TableStatus = record.status
+        #: How the table ended when the game itself did not end (an abandoned game).
+        self.ended: JSON = record.result
+        #: Since when nobody has watched this running game (ms), as the store has it.
+        self.watched_at: int | None = record.unwatched_at
         self._host_player = record.host
         self.created_at = record.created_at
         self.started_at = record.started_at
@@ -94,9 +88,17 @@ class LiveTable:
         self._seats = seats
         self.state: Any = None
         self.steps: list[Step] = []
+        #: Per watched seat, its view after the last move: what the next patch starts from.
+        self._seen: dict[Seat | None, JSON] = {}
+        #: Per watched seat, the facts its last event frame told (cleared when facts change
+        #: without a move, so that the next frame tells them all).
+        self._told: dict[Seat | None, Facts] = {}
         self.deadlines: dict[Seat, int] = {}
         self.clock: Clock | None = None
         self.clock_deadline: int | None = None
+        #: The players of the seats (and those who left a running game), held so that
+        #: their names stay known while nobody of them is connected.
+        self.people: dict[str, Player] = {}
         self.chat: deque[ChatLine] = deque(maxlen=host.config.limits.chat_backlog)
         self.chat_count = 0
         self.audience = Audience()
@@ -110,6 +112,8 @@ class LiveTable:
         self._bot_asked: dict[Seat, int] = {}
         self._timeout_asked: dict[Seat, int] = {}
         self._idle_handle: asyncio.TimerHandle | None = None
+        #: Loop time since which the table has not been needed in memory (see _quiet_seconds).
+        self._quiet_since: float | None = None
 
     # What the summary shows: setting any of these drops the cached summary, so a
     # snapshot sent right after a change can never show the table as it was.
@@ -144,20 +148,18 @@ class LiveTable:
     def restore(cls, host: Tables, game: Game, bundle: TableBundle) -> LiveTable:
         """The table exactly as stored: its moves replayed, its timers as they were."""
         table = cls(host, game, bundle.table, list(bundle.seats))
+        table.people = {r.id: host.players.remember(r) for r in bundle.players.values()}
         for record in bundle.chat:
             table.chat.append(
                 ChatLine(record.line, record.player, record.name, record.text, record.at)
             )
         table.chat_count = bundle.chat_count
         if table.status != "waiting":
-            state = game.setup(table.options, len(table.seats), table.seed)
-            for record in bundle.moves:
-                move = game.move_from_json(record.move)
-                state, events = game.apply(state, record.seat, move)
-                table.steps.append(
-                    Step(record.n, record.seat, move, tuple(events), state, record.at, record.actor)
-                )
-            table.state = state
+            table.steps = [
+                Step(r.n, r.seat, game.move_from_json(r.move), r.at, r.actor) for r in bundle.moves
+            ]
+            for state, _, _ in table.replay():
+                table.state = state
             if table.status == "playing":
                 table.deadlines = {int(s): at for s, at in bundle.table.deadlines.items()}
                 table.clock = game.clock(state)
@@ -178,6 +180,7 @@ class LiveTable:
         if self.status == "playing":
             self._arm()
             self._ask_bots()
+            await self._watched()
 
     async def call(self, command: Callable[..., Awaitable[Any]], *args: Any) -> Any:
         """Run ``command(*args)`` in the table's task and return its result."""
@@ -207,23 +210,78 @@ class LiveTable:
             else:
                 if future is not None and not future.done():
                     future.set_result(result)
-            if self._idle() and self._idle_handle is None:
-                self._idle_handle = asyncio.get_running_loop().call_later(
-                    self.host.config.idle_seconds, self.post, self._close_if_idle
-                )
+            self._note_quiet()
 
-    def _idle(self) -> bool:
-        return self.status == "finished" and not len(self.audience) and self._queue.empty()
+    # --- leaving memory when nobody needs the table there -----------------------------
 
-    async def _close_if_idle(self) -> None:
+    def _quiet_seconds(self) -> float | None:
+        """How long the table may sit unneeded in memory, or ``None`` while it is needed.
+
+        A finished table nobody watches, a running one nobody watches with nothing
+        to run (no turn limit, clock or bot), a waiting one none of whose seated
+        players is connected: the store has them all, so memory need not.
+        """
+        if not self._queue.empty() or self._closed:
+            return None
+        config = self.host.config
+        if self.status == "waiting":
+            present = any(self.audience.present(s.player) for s in self.seats if s.player)
+            return None if present else config.waiting_seconds
+        if len(self.audience):
+            return None
+        if self.status == "finished":
+            return config.idle_seconds
+        return None if self._scheduled() else config.unwatched_seconds
+
+    def _scheduled(self) -> bool:
+        """Whether something will move this running table by itself: a timer or a bot."""
+        if self.deadlines or self.clock_deadline is not None:
+            return True
+        return any(self.seats[s].kind == "bot" for s in self.game.may_act(self.state))
+
+    def _note_quiet(self) -> None:
+        if self._quiet_seconds() is None:
+            self._quiet_since = None
+        elif self._quiet_since is None:
+            self._quiet_since = asyncio.get_running_loop().time()
+            self._wake_when_quiet(self._quiet_seconds() or 0.0)
+
+    def _wake_when_quiet(self, delay: float) -> None:
+        if self._idle_handle is not None:
+            self._idle_handle.cancel()
+        self._idle_handle = asyncio.get_running_loop().call_later(
+            delay, self.post, self._leave_if_quiet
+        )
+
+    async def _leave_if_quiet(self) -> None:
         self._idle_handle = None
-        if self._idle():
-            self._close()
+        quiet = self._quiet_seconds()
+        if quiet is None or self._quiet_since is None:
+            return
+        left = self._quiet_since + quiet - asyncio.get_running_loop().time()
+        if left > 0:  # busy, then quiet again since the countdown began
+            self._wake_when_quiet(left)
+            return
+        if self.status == "waiting":
+            await self._delete()
+            return
+        if self.status == "playing":
+            self.host.lobby.removed(self.id)
+        self._close()
+
+    async def _delete(self) -> None:
+        """A waiting table nobody will play any more: gone from the store and the lobby."""
+        await self.host.store.delete_table(self.id)
+        self.audience.send_all({"type": "table.removed", "table": self.id})
+        self.host.lobby.removed(self.id)
+        self._close()
 
     def _close(self) -> None:
         """Leave memory: the store keeps the table; pending callers look it up again."""
         self._closed = True
         self._alarm.cancel()
+        if self._idle_handle is not None:
+            self._idle_handle.cancel()
         self.host.forget(self)
         while not self._queue.empty():
             _, _, future = self._queue.get_nowait()
@@ -248,8 +306,7 @@ class LiveTable:
         return None
 
     def _seat_json(self, s: SeatRecord) -> dict[str, JSON]:
-        players = self.host.players
-        player = players.get(s.player) if s.player else None
+        player = self.people.get(s.player) if s.player else None
         data: dict[str, JSON] = {
             "seat": s.seat,
             "kind": s.kind,
@@ -258,7 +315,8 @@ class LiveTable:
             "connected": s.kind == "bot" or self.audience.present(s.player),
         }
         if s.left:
-            data["left"] = {"id": s.left, "name": players.name(s.left)}
+            left = self.people.get(s.left)
+            data["left"] = {"id": s.left, "name": left.name if left else "?"}
         return data
 
     def seats_json(self) -> list[dict[str, JSON]]:
@@ -293,73 +351,64 @@ class LiveTable:
             "status": self.status,
         }
 
-    # --- what a seat sees ----------------------------------------------------------
+    # --- what a seat sees (rendered by bodoge.server.render) ---------------------------
 
     @property
     def n(self) -> int:
         return len(self.steps)
 
-    def _deadlines_json(self) -> list[str | None]:
-        return [iso(self.deadlines.get(s)) for s in range(len(self.seats))]
+    def clocks(self) -> render.Clocks:
+        return render.Clocks(len(self.seats), self.deadlines, self.clock_deadline)
 
-    def _common(self, state: Any) -> dict[str, JSON]:
-        """The fields every seat's message shares: who is awaited, timers, result."""
-        if state is None:
-            return {
-                "to_act": [],
-                "may_act": frozenset(),
-                "deadlines": self._deadlines_json(),
-                "clock": None,
-                "result": None,
-            }
-        result = self.game.result(state)
-        return {
-            "to_act": sorted(self.game.to_act(state)),
-            "may_act": self.game.may_act(state),
-            "deadlines": self._deadlines_json(),
-            "clock": iso(self.clock_deadline),
-            "result": result.to_json() if result else None,
-        }
-
-    def _seen(self, common: dict[str, JSON], state: Any, seat: Seat | None) -> dict[str, JSON]:
-        """``common`` as ``seat`` may see it: the game may keep some awaited seats secret."""
-        if state is None:
-            return common
-        public = self.game.public_to_act(state, seat)
-        if public == frozenset(common["to_act"]):
-            return common
-        deadlines = [at if s in public else None for s, at in enumerate(common["deadlines"])]
-        return {**common, "to_act": sorted(public), "deadlines": deadlines}
+    def replay(self) -> Iterator[tuple[Any, Step | None, tuple[Event, ...]]]:
+        """The table's states from its first one (see :func:`render.replay`)."""
+        return render.replay(self.game, self.options, len(self.seats), self.seed, self.steps)
 
     def snapshot(self, seat: Seat | None) -> dict[str, JSON]:
-        common = self._seen(self._common(self.state), self.state, seat)
-        return {
-            "type": "table",
-            "table": self.summary(),
-            "you": seat,
-            "n": self.n,
-            "view": None if self.state is None else self.game.view(self.state, seat),
-            **common,
-            "may_act": seat is not None and seat in common["may_act"],
-            "chat": [c.to_json(self.id) for c in self.chat],
-        }
+        return render.snapshot(
+            self.game,
+            render.Shared(self.game, self.state, self.clocks(), self.ended),
+            seat,
+            table=self.summary(),
+            n=self.n,
+            chat=[c.to_json(self.id) for c in self.chat],
+            seat_view=self._seen.get(seat),
+        )
 
-    def _event(
-        self, step: Step, seat: Seat | None, common: dict[str, JSON] | None = None
-    ) -> dict[str, JSON]:
-        common = self._seen(common or self._common(step.state), step.state, seat)
-        observed = [self.game.observe(e, seat) for e in step.events]
-        mover, _ = self.game.public_move(step.state, step.seat, step.move, seat)
-        return {
-            "type": "event",
-            "table": self.id,
-            "n": step.n,
-            "seat": mover,
-            "events": [o for o in observed if o is not None],
-            "view": self.game.view(step.state, seat),
-            **common,
-            "may_act": seat is not None and seat in common["may_act"],
-        }
+    def history(self, seat: Seat | None) -> dict[str, JSON]:
+        """A finished game's moves, events and views for ``seat`` (``None``: a spectator)."""
+        return render.history(
+            self.game,
+            self.replay(),
+            seat,
+            table=self.summary(),
+            seed=self.seed,
+            options=self.options_json,
+            ended=self.ended,
+        )
+
+    def _facts_changed(self) -> None:
+        """Timers changed without a move: every seat's next frame tells every fact."""
+        self._told.clear()
+
+    def _announce(self, step: Step, before: Any, events: list[Event]) -> None:
+        """Send every watched seat its frame of ``step``: events, view patch, changed facts."""
+        game, state = self.game, self.state
+        shared = render.Shared(game, state, self.clocks(), self.ended)
+        seen: dict[Seat | None, JSON] = {}
+        told: dict[Seat | None, Facts] = {}
+
+        def frame(seat: Seat | None) -> dict[str, JSON]:
+            old = self._seen[seat] if seat in self._seen else game.view(before, seat)
+            new = seen[seat] = game.view(state, seat)
+            observed = render.observed(game, events, seat)
+            mover, _ = game.public_move(state, step.seat, step.move, seat)
+            facts = told[seat] = shared.facts(seat)
+            ops = render.patch(old, new, observed)
+            return render.event(self.id, step, mover, observed, ops, facts, self._told.get(seat))
+
+        self.audience.send_each(frame)
+        self._seen, self._told = seen, told
 
     # --- commands from connections --------------------------------------------------
 
@@ -375,12 +424,16 @@ class LiveTable:
         arrived = self.audience.add(sub, seat)
         if arrived and seat is not None:
             self._seats_changed()
+        await self._watched()
         limits = self.host.config.limits
         if since is None or not 0 <= since <= self.n or self.n - since > limits.catch_up:
             reply(self.snapshot(seat))
             return
-        for step in self.steps[since:]:
-            _send(sub, self._event(step, seat))
+        if since < self.n:
+            for frame in render.catch_up(
+                self.game, self.id, self.replay(), since, seat, self.clocks()
+            ):
+                _send(sub, frame)
         if chat_since is not None:
             for line in self.chat:
                 if line.line > chat_since:
@@ -399,6 +452,38 @@ class LiveTable:
         left = self.audience.remove(sub)
         if left and seat is not None:
             self._seats_changed()
+        await self._watched()
+
+    # --- a game nobody comes back to ------------------------------------------------------
+
+    async def _watched(self) -> None:
+        """Keep the store's record of since when nobody has watched this running game."""
+        if self.status != "playing":
+            return
+        unwatched = None if len(self.audience) else now_ms()
+        if (unwatched is None) != (self.watched_at is None):
+            try:
+                await self.host.store.set_unwatched(self.id, unwatched)
+            except Exception:  # bookkeeping only: tried again at the next change
+                log.exception("table %s: storing when it was last watched failed", self.id)
+                return
+            self.watched_at = unwatched
+
+    async def abandon(self) -> None:
+        """End a running game nobody has watched for ``abandon_seconds``: recorded as abandoned.
+
+        Nobody places: ``{"places": [null, …], "reason": "abandoned", "winners": []}``.
+        """
+        if self.status != "playing" or len(self.audience):
+            return
+        now = now_ms()
+        ended = {"places": [None] * len(self.seats), "reason": "abandoned", "winners": []}
+        await self.host.store.end_table(self.id, now, ended)
+        self.status, self.finished_at, self.ended = "finished", now, ended
+        self.deadlines, self.clock, self.clock_deadline = {}, None, None
+        self._alarm.cancel()
+        self._facts_changed()
+        self._seats_changed()
 
     async def join(self, player_id: str, seat: Seat | None, reply: Reply) -> None:
         self._need_status("waiting")
@@ -417,6 +502,9 @@ class LiveTable:
         seats[seat] = SeatRecord(seat, "human", player_id)
         host = self.host_player or player_id
         await self.host.store.save_seats(self.id, seats, host)
+        player = self.host.players.get(player_id)  # held by the connection that asks
+        if player is not None:
+            self.people[player_id] = player
         self.seats, self.host_player = seats, host
         self.audience.reseat(player_id, seat)
         self._seats_changed()
@@ -433,10 +521,7 @@ class LiveTable:
             seats[seat] = SeatRecord(seat)
             humans = [s.player for s in seats if s.kind == "human"]
             if not humans:
-                await self.host.store.delete_table(self.id)
-                self.audience.send_all({"type": "table.removed", "table": self.id})
-                self.host.lobby.removed(self.id)
-                self._close()
+                await self._delete()
                 reply({"type": "ack", "table": self.id})
                 return
             host = self.host_player if self.host_player != player_id else humans[0]
@@ -456,6 +541,7 @@ class LiveTable:
         if self.deadlines.pop(seat, None) is not None:  # bots have no turn limit
             timers = Timers(_deadlines_record(self.deadlines), self.clock_deadline)
             await self.host.store.set_timers(self.id, timers)
+            self._facts_changed()
         for sub in self.audience.reseat(player_id, None):
             _send(sub, self.snapshot(None))
         self._seats_changed()
@@ -519,6 +605,7 @@ class LiveTable:
         self._seats_changed()
         self._arm()
         self._ask_bots()
+        await self._watched()
         reply({"type": "ack", "table": self.id})
 
     async def move(self, player_id: str, data: Mapping[str, JSON], reply: Reply) -> None:
@@ -605,13 +692,12 @@ class LiveTable:
             Timers(_deadlines_record(deadlines), clock_deadline) if changed else None,
             result.to_json() if result else None,
         )
-        step = Step(n, seat, move, tuple(events), state, now, actor)
+        step = Step(n, seat, move, now, actor)
         self.steps.append(step)
         self.state = state
         self.deadlines, self.clock, self.clock_deadline = deadlines, clock, clock_deadline
         self._summary = None
-        common = self._common(state)
-        self.audience.send_each(lambda s: self._event(step, s, common))
+        self._announce(step, before, events)
         if result is not None:
             self.status, self.finished_at = "finished", now
             self._alarm.cancel()
@@ -646,6 +732,7 @@ class LiveTable:
             except GameError:
                 log.exception("table %s: the clock's move was refused", self.id)
                 self.clock_deadline = None
+                self._facts_changed()
                 self._arm()
             except Exception:
                 log.exception("table %s: storing the clock's move failed", self.id)

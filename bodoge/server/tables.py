@@ -1,8 +1,9 @@
 """Every live table, by id: made here, brought back from the store, dropped when done.
 
-Waiting and playing tables always stay in memory (their timers and bots must
-run); a finished table is loaded when someone opens it and leaves memory
-when nobody watches it any more.
+A table stays in memory while it is needed there: watched, or with a timer or a
+bot to run.  Otherwise it leaves memory after a while (see
+``LiveTable._quiet_seconds``) and is loaded again, from its history, when
+someone opens it.
 """
 
 from __future__ import annotations
@@ -66,8 +67,6 @@ class Tables:
         """Bring back every waiting and playing table after a (re)start."""
         bundles = await self.store.load_open_tables(chat=self.config.limits.chat_backlog)
         for bundle in bundles:
-            for record in bundle.players.values():
-                self.players.remember(record)
             game = self.games.get(bundle.table.game)
             if game is None:
                 log.error("table %s: game %s is not installed", bundle.table.id, bundle.table.game)
@@ -103,11 +102,11 @@ class Tables:
             return None
         if table_id in self.live:  # made or restored meanwhile
             return self.live[table_id]
-        for record in bundle.players.values():
-            self.players.remember(record)
         table = LiveTable.restore(self, self.games[bundle.table.game], bundle)
         self.live[table_id] = table
         table.start()
+        if table.status != "finished":  # a running table back from the store
+            self.lobby.changed(table)
         return table
 
     async def call(self, table_id: str, command: str, *args: Any) -> Any:
@@ -119,6 +118,18 @@ class Tables:
             except TableGone:
                 continue
         raise ProtocolError("internal_error", "the table kept moving; try again")
+
+    async def sweep(self) -> None:
+        """End every running game nobody has watched for ``abandon_seconds``, now and then."""
+        config = self.config
+        while True:
+            try:
+                before = now_ms() - round(config.abandon_seconds * 1000)
+                for table_id in await self.store.unwatched_tables(before):
+                    await self.call(table_id, "abandon")
+            except Exception:
+                log.exception("looking for abandoned games failed")
+            await asyncio.sleep(config.sweep_seconds)
 
     def open_tables(self) -> list[LiveTable]:
         return [t for t in self.live.values() if t.status != "finished"]
@@ -155,6 +166,7 @@ class Tables:
         )
         await self.store.create_table(record, seats)
         table = LiveTable(self, game, record, seats)
+        table.people[player.id] = player
         self.live[table.id] = table
         table.start()
         self.lobby.changed(table)

@@ -2,7 +2,9 @@
 
 Never downloads a browser: the tests use ``/usr/bin/chromium`` (or
 ``BODOGE_CHROMIUM``) and are skipped when it is missing.  Screenshots go to
-``BODOGE_SCREENSHOTS`` (default ``test-artifacts/screenshots``).
+``BODOGE_SCREENSHOTS`` (default ``test-artifacts/screenshots``).  Every WebSocket frame a
+page receives is checked against the protocol's JSON Schemas (``tests/support/schema.py``;
+``tests/conftest.py`` fails the test on a violation).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.live_server import LiveServer
+from tests.support.schema import FrameChecker
 
 CHROMIUM = os.environ.get("BODOGE_CHROMIUM", "/usr/bin/chromium")
 LAUNCH_ARGS = [
@@ -66,6 +69,12 @@ class PageProblems:
         self.dialogs: list[str] = []
 
 
+def check_socket(ws: object, origin: str) -> None:
+    """Check every frame the server sends on a page's WebSocket against the schemas."""
+    checker = FrameChecker(origin)
+    ws.on("framereceived", checker.check)  # type: ignore[attr-defined]
+
+
 @pytest.fixture
 def open_page(
     browser: object, live_server: LiveServer
@@ -86,6 +95,7 @@ def open_page(
         found = PageProblems()
         problems.append(found)
         page.on("pageerror", lambda e: found.errors.append(str(e)))
+        page.on("websocket", lambda ws: check_socket(ws, f"to the page {path}"))
 
         def on_dialog(dialog: object) -> None:
             found.dialogs.append(f"{dialog.type}: {dialog.message}")  # type: ignore[attr-defined]

@@ -26,6 +26,7 @@ from PIL import Image
 from bodoge.games.illustori import kana
 from tests.e2e import ui
 from tests.e2e.conftest import DESKTOP, PHONE
+from tests.support.follow import Follower
 
 Page = Any
 BOARD = "[data-testid=illustori]"
@@ -396,6 +397,7 @@ def test_three_people_play_a_japanese_game_to_the_end(open_page, screenshot_dir)
     assert host.locator(".il-place .place-badge").all_inner_texts().count("2位") == 2
     for page in pages:
         page.wait_for_selector("[data-testid=result]")
+        ui.assert_page_matches_snapshot(page)
         assert page.locator("[data-testid=chain-word]").count() >= 10
         assert page.locator("[data-testid=log-entry][data-kind=final]").count() == 1
     shoot(pages[result[0]], screenshot_dir, "illustori-end-ja", phone=True)
@@ -418,8 +420,11 @@ def frames_of(page: Page) -> list[dict[str, Any]]:
 
 
 def secret_leaks(frames: list[dict[str, Any]], seat: int) -> list[str]:
+    """What the frames told ``seat`` of the secret votes, each event frame read as the
+    whole view and facts it led to (so a leak in a patch shows as a leak in that view)."""
+    follower = Follower()
     found = []
-    for m in frames:
+    for m in map(follower.follow, frames):
         view = m.get("view")
         if m.get("type") not in ("table", "event") or not view:
             continue

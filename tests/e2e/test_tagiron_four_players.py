@@ -129,6 +129,8 @@ def test_four_player_game_against_bots(open_page, screenshot_dir, capsys):
             continue
         ui.wait_move(page, n + 1)
     page.wait_for_selector("[data-testid=result]")
+    # Kept current from event frames alone, the page holds what a fresh snapshot shows.
+    ui.assert_page_matches_snapshot(page)
     # Every tile is revealed at the end, the centre too.
     assert page.locator(".tg-centre [data-tile]").count() == 4
     assert page.locator(".tg-screen [data-tile]").count() == 12

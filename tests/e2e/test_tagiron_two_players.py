@@ -121,6 +121,7 @@ def test_two_browsers_play_a_whole_game(open_page, screenshot_dir):
     ui.declare(second, truth_of_first)
     for page in (first, second):
         page.wait_for_selector("[data-testid=result]")
+        ui.assert_page_matches_snapshot(page)
     assert second.locator(".tg-result-head h2").inner_text() in ("あなたの勝ち！", "You win!")
     # At the end every tile is revealed: the first player now sees the second's hand.
     revealed = first.eval_on_selector_all(

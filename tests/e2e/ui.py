@@ -168,3 +168,21 @@ def screenshots(
     page.set_viewport_size(DESKTOP)
     set_lang(page, "ja")
     return written
+
+
+PAGE_AND_SNAPSHOT_JS = """
+async () => {
+  const { app, conn } = window.bodoge;
+  const shown = app.shownTable;
+  const keys = ["n", "view", "to_act", "may_act", "deadlines", "clock", "result"];
+  const held = JSON.parse(JSON.stringify(Object.fromEntries(keys.map((k) => [k, shown.snap[k]]))));
+  const fresh = await conn.request({ type: "table.open", table: shown.id });
+  return { held, fresh: Object.fromEntries(keys.map((k) => [k, fresh[k]])) };
+}
+"""
+
+
+def assert_page_matches_snapshot(page: Page) -> None:
+    """What the page holds — kept current from event frames alone — is a fresh snapshot."""
+    both = page.evaluate(PAGE_AND_SNAPSHOT_JS)
+    assert both["held"] == both["fresh"]

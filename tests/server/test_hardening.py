@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
+from bodoge.games.tagiron.cards import CARDS
 from tests.support.client import Client
 from tests.support.live_server import LiveServer
 
@@ -62,10 +63,9 @@ async def test_float_settings_seats_and_choices_are_refused(ann: Client) -> None
     await ann.ok("table.add_bot", table=table, seat=2, level="easy")
     await ann.ok("table.start", table=table)
     view = (await ann.ok("table.open", table=table))["view"]
-    where = next((c for c in view["face_up"] if c.startswith("where_")), None)
+    where = next((c for c in view["face_up"] if CARDS[c].choices), None)
     if where is not None:
-        number = int(where.split("_")[1].split("or")[0])
-        move = {"type": "ask", "card": where, "choice": float(number)}
+        move = {"type": "ask", "card": where, "choice": float(CARDS[where].choices[0])}
         assert (await ann.request("move", table=table, move=move))["code"] == "bad_move"
 
 
@@ -190,7 +190,8 @@ async def test_a_repeated_move_id_moves_once(live_server: LiveServer) -> None:
         snapshot = await ann.ok("table.open", table=table)
     n = snapshot["n"]
     card = snapshot["view"]["face_up"][0]
-    choice = int(card.split("_")[1].split("or")[0]) if card.startswith("where_") else None
+    choices = CARDS[card].choices
+    choice = choices[0] if choices else None
     move = {"type": "move", "id": "m-1", "table": table, "move": {"type": "ask", "card": card}}
     move["move"]["choice"] = choice
     await ann.send(move)

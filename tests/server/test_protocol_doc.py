@@ -1,7 +1,9 @@
-"""``docs/protocol.md`` lists exactly the message types, error codes and limits of the code."""
+"""``docs/protocol.md`` lists exactly the message types, error codes and limits of the code,
+and every example message on it is one its JSON Schema (``docs/schema/``) accepts."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -12,6 +14,8 @@ from bodoge.core.errors import GameError
 from bodoge.games import registry
 from bodoge.server.config import Limits
 from bodoge.server.protocol import CLIENT_MESSAGES, CLOSE_CODES, ERRORS, SERVER_MESSAGES
+from tests.support import schema
+from tests.support.schema import FrameChecker
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
 
@@ -127,3 +131,91 @@ def test_http_error_codes_are_documented() -> None:
     assert {"unknown_table", "not_finished"} <= used  # the pattern finds them
     documented = set(re.findall(r"`([a-z_]+)`", _section("HTTP")))
     assert used <= documented
+
+
+# --- every example on the page is a message its schema accepts (docs/schema/) ------------
+
+#: Examples that are not whole JSON on purpose, each with why.
+ABBREVIATED = {
+    '"views": [{…view before any move…}': "an HTTP reply (history), abbreviated: its views and "
+    "events are the game's, whose schemas the message examples exercise",
+}
+
+
+def _json_values(text: str) -> list[object]:
+    """The JSON values in ``text``, one after another; ``ValueError`` if anything else is there."""
+    decoder, values, at = json.JSONDecoder(), [], 0
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at == len(text):
+            return values
+        value, at = decoder.raw_decode(text, at)
+        values.append(value)
+
+
+def _json_blocks() -> list[str]:
+    return re.findall(r"^```json\n(.*?)^```", DOC, re.M | re.S)
+
+
+def _example_messages() -> list[dict[str, object]]:
+    """Every whole message in the page's ```json blocks, in order (HTTP bodies left out)."""
+    messages = []
+    for block in _json_blocks():
+        try:
+            values = _json_values(block)
+        except ValueError:
+            continue
+        messages += [v for v in values if isinstance(v, dict) and "type" in v]
+    return messages
+
+
+def _session() -> list[tuple[str, dict[str, object]]]:
+    """The ``→`` (client) and ``←`` (server) messages of "A whole session", in order."""
+    block = re.search(r"^```text\n(.*?)^```", _section("A whole session"), re.M | re.S)
+    assert block, "no transcript"
+    text, decoder, found = block.group(1), json.JSONDecoder(), []
+    for arrow in re.finditer(r"^([→←]) ", text, re.M):
+        message, _ = decoder.raw_decode(text, arrow.end())
+        found.append(("client" if arrow.group(1) == "→" else "server", message))
+    return found
+
+
+def test_every_json_example_is_whole_or_abbreviated_for_a_reason() -> None:
+    unparsed = []
+    for block in _json_blocks():
+        try:
+            _json_values(block)
+        except ValueError:
+            unparsed.append(block)
+    for block in unparsed:
+        reasons = [key for key in ABBREVIATED if key in block]
+        assert len(reasons) == 1, f"an example that is not JSON, without a reason:\n{block}"
+    assert len(unparsed) == len(ABBREVIATED)
+
+
+def test_every_example_message_matches_its_schema() -> None:
+    messages = _example_messages()
+    kinds = {m["type"] for m in messages}
+    assert kinds >= SERVER_MESSAGES, f"no example of {sorted(SERVER_MESSAGES - kinds)}"
+    checker = FrameChecker("docs/protocol.md")  # follows tables: events patch the snapshots
+    for message in messages:
+        kind = message["type"]
+        client = schema.errors(message, "client") if kind in CLIENT_MESSAGES else None
+        server = checker.problems(json.dumps(message)) if kind in SERVER_MESSAGES else None
+        assert client == [] or server == [], (message, client, server)
+
+
+def test_the_whole_session_is_messages_their_schemas_accept() -> None:
+    session = _session()
+    assert len(session) >= 15
+    checker = FrameChecker("A whole session")
+    for side, message in session:
+        if side == "client":
+            found = schema.errors(message, "client")
+        else:
+            found = checker.problems(json.dumps(message))
+        assert found == [], (message, found)
+    events = [m for side, m in session if m["type"] == "event"]
+    assert [e["n"] for e in events] == [1, 2]
+    assert checker.tables["t_7q2w9e4r1t"].views.keys() == {0, 1, 2}  # both patches applied

@@ -51,6 +51,7 @@ async def test_a_dropped_client_catches_up_on_missed_events(live_server: LiveSer
     missed_view = (await ann.wait_type("event", n=n + 1))["view"]
 
     back = await Client.connect(live_server.ws_url, name=None)
+    back.follower = bob.follower  # the page keeps what it had and patches on from there
     await back.hello(token=bob.token)
     assert back.player == bob.player
     reply = await back.ok("table.open", table=table, since=n, chat_since=0)
@@ -59,6 +60,13 @@ async def test_a_dropped_client_catches_up_on_missed_events(live_server: LiveSer
     assert [e["n"] for e in caught] == [n + 1]
     assert caught[0]["view"]["hand"] != missed_view["hand"]  # Bob's own view, not Ann's
     assert caught[0]["to_act"] == [1] and caught[0]["may_act"]
+    # What the frames brought is exactly what a fresh snapshot shows.
+    fresh = await Client.connect(live_server.ws_url, name=None)
+    await fresh.hello(token=bob.token)
+    snapshot = await fresh.ok("table.open", table=table)
+    await fresh.close()
+    for key in ("n", "view", "to_act", "may_act", "deadlines", "clock", "result"):
+        assert caught[0][key] == snapshot[key], key
     assert [c["text"] for c in back.of_type("chat")] == ["where did you go?"]
     assert back.of_type("table.seats")[-1]["seats"][1]["connected"]
     await ann.wait_for(lambda m: m["type"] == "table.seats" and m["seats"][1]["connected"])

@@ -7,6 +7,7 @@ These drive :class:`~bodoge.server.connection.Connection` with frames directly
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import json
 from collections.abc import AsyncIterator, Callable
@@ -21,6 +22,7 @@ from bodoge.server.service import Server
 from bodoge.store import Store, open_store, sqlite_url
 from bodoge.store.sql import SqlStore
 from tests.server.relay_game import RelayGame
+from tests.support.follow import Follower
 
 JSON = Any
 
@@ -31,11 +33,12 @@ class FakeTransport:
         self.closed_with: int | None = None
         self.stuck = False
         self.arrived = asyncio.Event()
+        self.follower = Follower()
 
     async def send(self, text: str) -> None:
         if self.stuck:  # a client that stopped reading
             await asyncio.Event().wait()
-        self.sent.append(json.loads(text))
+        self.sent.append(self.follower.follow(json.loads(text)))
         self.arrived.set()
 
     async def close(self, code: int) -> None:
@@ -262,6 +265,105 @@ async def test_a_finished_table_leaves_memory_and_comes_back(
     assert (await server.tables.get(table)).status == "finished"
     await asyncio.sleep(0.4)
     assert table not in server.tables.live
+
+
+async def test_a_running_table_nobody_watches_leaves_memory_and_comes_back(
+    make_server: Callable[..., Any],
+) -> None:
+    server = await make_server(unwatched_seconds=0.3)
+    tabs = await _tabs(server, 2)
+    watcher = Tab(server)
+    await watcher.ok("hello", name="lobby")
+    await watcher.ok("lobby.subscribe")
+    table = await _relay(server, tabs)
+    await tabs[0].ok("move", table=table, move={"type": "say", "word": "hi"})
+    before = await tabs[1].ok("table.open", table=table)
+    await asyncio.sleep(0.5)
+    assert table in server.tables.live  # watched
+    for tab in tabs:
+        await tab.ok("table.close", table=table)
+    await asyncio.sleep(0.6)
+    assert table not in server.tables.live
+    await watcher.wait(lambda m: m == {"type": "lobby.removed", "table": table})
+    # Opening it brings it back from its history, exactly as it was, and play goes on.
+    again = await tabs[1].ok("table.open", table=table)
+    for key in ("n", "view", "to_act", "may_act", "deadlines", "clock", "result"):
+        assert again[key] == before[key], key
+    await watcher.wait(lambda m: m.get("type") == "lobby.table" and m["table"]["id"] == table)
+    await tabs[1].ok("move", table=table, move={"type": "vote", "ok": True})
+
+
+async def test_a_running_table_with_a_timer_or_a_bot_stays(make_server: Callable[..., Any]) -> None:
+    server = await make_server(unwatched_seconds=0.2)
+    tabs = await _tabs(server, 2)
+    table = await _relay(server, tabs, settings={"turn_seconds": 60, "timeout_bot": "plain"})
+    for tab in tabs:
+        await tab.ok("table.close", table=table)
+    await asyncio.sleep(0.5)
+    assert table in server.tables.live  # its turn limit must fire even with nobody there
+
+
+async def test_a_waiting_table_whose_players_are_gone_leaves_the_lobby(
+    make_server: Callable[..., Any],
+) -> None:
+    server = await make_server(waiting_seconds=0.3)
+    host, watcher = await _tabs(server, 2)
+    await watcher.ok("lobby.subscribe")
+    table = (await host.ok("table.create", game="relay", options={"players": 3}))["table"]
+    await host.ok("table.open", table=table)
+    await watcher.ok("table.open", table=table)  # a spectator does not keep it
+    await asyncio.sleep(0.5)
+    assert table in server.tables.live  # its host is here
+    await host.conn.gone()
+    await watcher.wait(lambda m: m == {"type": "lobby.removed", "table": table}, timeout=3)
+    await watcher.wait(lambda m: m == {"type": "table.removed", "table": table})
+    assert await server.store.load_table(table) is None
+    assert (await watcher.request("table.open", table=table))["code"] == "unknown_table"
+
+
+async def test_a_game_nobody_watches_ends_as_abandoned(make_server: Callable[..., Any]) -> None:
+    server = await make_server(abandon_seconds=0.4, sweep_seconds=0.1)
+    tabs = await _tabs(server, 2)
+    table = await _relay(server, tabs)
+    await tabs[0].ok("move", table=table, move={"type": "say", "word": "hi"})
+    watched = await _relay(server, await _tabs(server, 2))
+    for tab in tabs:
+        await tab.ok("table.close", table=table)
+    await asyncio.sleep(1.0)
+    bundle = await server.store.load_table(table)
+    assert bundle is not None and bundle.table.status == "finished"
+    ended = {"places": [None, None], "reason": "abandoned", "winners": []}
+    assert bundle.table.result == ended
+    again = await tabs[0].ok("table.open", table=table)
+    assert again["table"]["status"] == "finished" and again["result"] == ended
+    assert again["n"] == 1 and again["view"]["words"] == ["hi"]  # stopped where it was
+    assert again["to_act"] == [] and not again["may_act"]
+    assert (await tabs[0].request("move", table=table, move={"type": "vote", "ok": True}))[
+        "code"
+    ] == "game_finished"
+    # A game someone watches goes on.
+    assert (await server.tables.get(watched)).status == "playing"
+
+
+async def test_visitors_who_left_are_not_kept_in_memory(server: Server) -> None:
+    """The player cache holds who is connected or seated at a live table, not every visitor."""
+    host, guest = await _tabs(server, 2)
+    table = (await host.ok("table.create", game="relay", options={"players": 3}))["table"]
+    await guest.ok("table.join", table=table)
+    visitors = await _tabs(server, 300)
+    assert len(server.players) >= 302
+    for tab in [guest, *visitors]:
+        await tab.conn.gone()
+    del visitors, tab
+    await asyncio.sleep(0.1)  # the cancelled writers finish
+    gc.collect()
+    # The host is connected; the guest has left but is seated at a live table.
+    assert len(server.players) == 2
+    seats = (await host.ok("table.open", table=table))["table"]["seats"]
+    assert seats[1]["player"] == guest.player
+    # A visitor coming back with a token is found again in the store.
+    again = Tab(server)
+    assert (await again.ok("hello", name="p1"))["player"]["name"] == "p1"
 
 
 async def test_tables_come_back_after_a_restart_with_their_clock(

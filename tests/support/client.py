@@ -2,7 +2,8 @@
 
 Every message received is kept (``received``) so tests can check what a seat
 was ever sent; :meth:`Client.request` sends a request with an ``id`` and
-returns the reply carrying it (``error`` replies included).
+returns the reply carrying it (``error`` replies included).  Every frame is
+also checked against the protocol's JSON Schemas (:mod:`tests.support.schema`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+
+from tests.support.follow import Follower
+from tests.support.schema import FrameChecker
 
 JSON = Any
 Message = dict[str, JSON]
@@ -31,6 +35,11 @@ class Client:
     def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
         self.received: list[Message] = []
+        self.checker = FrameChecker("to a test client")
+        #: Frames exactly as the server sent them (``received`` completes event frames).
+        self.frames: list[Message] = []
+        #: Each open table's state, kept current from the frames alone.
+        self.follower = Follower()
         self.player: Message | None = None
         self.token: str | None = None
         self._ids = itertools.count(1)
@@ -61,6 +70,11 @@ class Client:
         self.player, self.token = welcome["player"], welcome["token"]
         return welcome
 
+    def _follow(self, message: Message) -> Message:
+        """The frame as received, with an event completed (see :mod:`tests.support.follow`)."""
+        self.frames.append(message)
+        return self.follower.follow(message)
+
     @property
     def player_id(self) -> str:
         assert self.player is not None
@@ -69,7 +83,8 @@ class Client:
     async def _read(self) -> None:
         try:
             async for frame in self.ws:
-                message = json.loads(frame)
+                self.checker.check(frame)
+                message = self._follow(json.loads(frame))
                 self.received.append(message)
                 waiter = self._waiting.pop(message.get("id"), None)  # type: ignore[arg-type]
                 if waiter is not None and not waiter.done():

@@ -51,6 +51,11 @@ def _numbers(tiles: Sequence[str]) -> list[int]:
     return [number(t) for t in tiles]
 
 
+def _pairs(tiles: Sequence[str]) -> int:
+    numbers = _numbers(tiles)
+    return sum(1 for n in set(numbers) if numbers.count(n) == 2)
+
+
 def _mid3(tiles: Sequence[str]) -> int:
     start = (len(tiles) - 3) // 2
     return sum(_numbers(tiles[start : start + 3]))
@@ -66,7 +71,7 @@ _NUMBER: dict[str, Callable[[Sequence[str]], Answer]] = {
     "max_minus_min": lambda t: max(_numbers(t)) - min(_numbers(t)),
     "odd_count": lambda t: sum(n % 2 for n in _numbers(t)),
     "even_count": lambda t: sum(1 - n % 2 for n in _numbers(t)),
-    "pairs": lambda t: sum(1 for n in set(_numbers(t)) if _numbers(t).count(n) == 2),
+    "pairs": _pairs,
     "red_count": lambda t: sum(colour(x) == "R" for x in t),
     "blue_count": lambda t: sum(colour(x) == "B" for x in t),
     "where_0": lambda t: _positions(t, 0),

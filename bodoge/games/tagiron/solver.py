@@ -330,6 +330,7 @@ class Deduction:
         for number, entry in enumerate(log, start=1):
             if isinstance(entry, Question):
                 variant = VARIANT_INDEX[entry.card, entry.choice]
+                column = u.column(variant)  # first: answer_id knows only answers met
                 for s, given in entry.answers:
                     where = entry.describe(number)
                     if s == pos.seat:
@@ -340,7 +341,7 @@ class Deduction:
                             )
                         continue
                     ident = answer_id(variant, given)
-                    fits = u.answers[variant] == ident if ident >= 0 else np.zeros(size, bool)
+                    fits = column == ident if ident >= 0 else np.zeros(size, bool)
                     narrowed = ok[s] & fits
                     if not narrowed.any():
                         also = " and its earlier answers" if answered[s] else ""
@@ -490,12 +491,11 @@ class Deduction:
 
     def _bits_two(self, ids: list[int]) -> list[float]:
         live = np.nonzero(self.counts)[0]
-        table = self.universe.answers[:, live]
-        return [entropy(np.bincount(table[v])) for v in ids]
+        return [entropy(np.bincount(self.universe.column(v)[live])) for v in ids]
 
     def _bits_group(self, ids: list[int]) -> list[float]:
         u, seats = self.universe, self.others
-        columns = [[_compact(u.answers[v], self.ok[s], v) for s in seats] for v in ids]
+        columns = [[_compact(u.column(v), self.ok[s], v) for s in seats] for v in ids]
         hist_a = [np.zeros(0) for _ in ids]
         xlogx_ca = [0.0] * len(ids)
         for centre, hands in self.world_blocks():
@@ -538,7 +538,7 @@ class Deduction:
         """
         u, ok = self.universe, self.ok
         n, k = u.n, u.k
-        column = u.answers[variant]
+        column = u.column(variant)
         a, b, c = _alike_last(ok, self.others)
         pair = np.array_equal(ok[b], ok[c])
         full = pair and np.array_equal(ok[a], ok[b])

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from itertools import combinations
 from typing import Any
@@ -60,7 +60,10 @@ _lock = threading.Lock()
 # handed out as answers are first met and never change within a process.
 _ids: list[dict[Any, int]] = [{} for _ in VARIANTS]
 _values: list[list[Any]] = [[] for _ in VARIANTS]
+# Per hand (tiles in hand order): its answer id to every variant.
 _hand_ids: dict[tuple[str, ...], tuple[int, ...]] = {}
+# Per variant: the answer id of hands met for that variant alone (not in _hand_ids).
+_some_ids: list[dict[tuple[str, ...], int]] = [{} for _ in VARIANTS]
 
 
 def answer_key(value: Any) -> Any:
@@ -101,6 +104,30 @@ def value_count(variant: int) -> int:
     return len(_values[variant])
 
 
+def answer_ids(variant: int, hands: Sequence[tuple[str, ...]]) -> np.ndarray:
+    """The answer ids of hands (each in hand order) to one variant, cached per hand.
+
+    Only this variant's answers are worked out for hands met for the first time:
+    a one-off deduction needs a few of the variants.
+    """
+    some = _some_ids[variant]
+    found = [
+        some.get(tiles, -1) if row is None else row[variant]
+        for tiles, row in zip(hands, map(_hand_ids.get, hands), strict=True)
+    ]
+    if -1 in found:
+        card, choice = VARIANTS[variant]
+        with _lock:
+            for i, tiles in enumerate(hands):
+                if found[i] < 0:
+                    row = _hand_ids.get(tiles)
+                    ident = row[variant] if row is not None else some.get(tiles)
+                    if ident is None:
+                        ident = some[tiles] = _intern(variant, answer(card, tiles, choice))
+                    found[i] = ident
+    return np.array(found, dtype=np.int16)
+
+
 def hand_answer_ids(tiles: tuple[str, ...]) -> tuple[int, ...]:
     """The answer ids of a hand (in hand order) for every variant, cached."""
     found = _hand_ids.get(tiles)
@@ -108,11 +135,11 @@ def hand_answer_ids(tiles: tuple[str, ...]) -> tuple[int, ...]:
         with _lock:
             found = _hand_ids.get(tiles)
             if found is None:
-                found = tuple(
-                    _intern(v, answer(card, tiles, choice))
-                    for v, (card, choice) in enumerate(VARIANTS)
-                )
-                _hand_ids[tiles] = found
+                ids = []
+                for v, (card, choice) in enumerate(VARIANTS):
+                    ident = _some_ids[v].pop(tiles, None)
+                    ids.append(_intern(v, answer(card, tiles, choice)) if ident is None else ident)
+                found = _hand_ids[tiles] = tuple(ids)
     return found
 
 
@@ -395,16 +422,17 @@ def sequence_keys(bits: np.ndarray, attribute: np.ndarray) -> np.ndarray:
 class Universe:
     """The physical tiles one seat cannot see, and every ``k``-hand of them.
 
-    ``answers[v, h]`` is the answer id of hand ``h`` to variant ``v``;
-    ``distinct[h]`` numbers the hand's tile *set* (hands that differ only in
-    which green 5 they hold share a number), ``sets[d]`` is that set in hand order.
+    ``column(v)[h]`` is the answer id of hand ``h`` to variant ``v`` (worked
+    out for a variant when first asked for) and ``answers[v, h]`` the same for
+    every variant at once; ``distinct[h]`` numbers the hand's tile *set* (hands
+    that differ only in which green 5 they hold share a number), ``sets[d]`` is
+    that set in hand order.
     """
 
     tiles: tuple[str, ...]
     k: int
     hands: np.ndarray
     hand_tiles: tuple[tuple[str, ...], ...]
-    answers: np.ndarray
     distinct: np.ndarray
     sets: tuple[tuple[str, ...], ...]
     set_index: dict[tuple[str, ...], int]
@@ -412,6 +440,24 @@ class Universe:
     slot_code: np.ndarray
     #: ``physical[i]``: the unseen tile ``i`` as an index into ``ALL_TILES``.
     physical: tuple[int, ...] = ()
+    _columns: dict[int, np.ndarray] = field(default_factory=dict, init=False, repr=False)
+
+    def column(self, variant: int) -> np.ndarray:
+        """Every hand's answer id to one variant (``answers[variant]``), worked out
+        for this variant alone while some hand is new to the process."""
+        if "answers" in self.__dict__:  # where functools.cached_property keeps it
+            return self.answers[variant]
+        found = self._columns.get(variant)
+        if found is None:
+            if all(t in _hand_ids for t in self.hand_tiles):  # the whole table is cheap
+                return self.answers[variant]
+            found = self._columns.setdefault(variant, answer_ids(variant, self.hand_tiles))
+        return found
+
+    @cached_property
+    def answers(self) -> np.ndarray:
+        """``answers[v, h]``: the answer id of hand ``h`` to variant ``v``, for every variant."""
+        return np.array([hand_answer_ids(t) for t in self.hand_tiles], dtype=np.int16).T.copy()
 
     def physical_masks(self) -> np.ndarray:
         """Each hand as a 20-bit mask over ``ALL_TILES`` (comparable across seats)."""
@@ -461,7 +507,6 @@ def _universe(tiles: tuple[str, ...], k: int) -> Universe:
         taken.remove(code)
     physical = unseen_physical(taken)
     hand_tiles = tuple(tuple(tiles[i] for i in c) for c in combinations(range(n), k))
-    answers = np.array([hand_answer_ids(t) for t in hand_tiles], dtype=np.int16).T.copy()
     set_index: dict[tuple[str, ...], int] = {}
     distinct = np.array([set_index.setdefault(t, len(set_index)) for t in hand_tiles])
     code_number = {c: i for i, c in enumerate(TILE_CODES)}
@@ -471,7 +516,6 @@ def _universe(tiles: tuple[str, ...], k: int) -> Universe:
         k=k,
         hands=combos(n, k),
         hand_tiles=hand_tiles,
-        answers=answers,
         distinct=distinct.astype(np.int32),
         sets=tuple(set_index),
         set_index=set_index,

@@ -9,6 +9,7 @@ import { clockText, fill, h, icon, keepFocus, toast } from "./dom.js";
 import { addStrings, onLangChange, t, tn } from "./i18n.js";
 import { gameTitle, seatChip, seatLabel, seatNameNode } from "./seats.js";
 import { scopedStore } from "./store.js";
+import { applyPatch, PatchError } from "./patch.js";
 import { confirmDialog } from "./ui.js";
 
 const loaded = new Map();
@@ -78,6 +79,7 @@ export function mountTable(root, app, tableId) {
   function turnLine() {
     const status = snap.table?.status;
     if (status === "waiting") return { text: t("table.waiting_for_players"), mine: false };
+    if (snap.result?.reason === "abandoned") return { text: t("table.abandoned"), mine: false };
     if (status === "finished" || (snap.result && status !== "waiting")) return { text: t("table.finished"), mine: false };
     const custom = renderer?.turnText?.(snap);
     if (custom) return custom;
@@ -502,14 +504,19 @@ export function mountTable(root, app, tableId) {
         reopen(true);
         return;
       }
+      try {
+        snap.view = applyPatch(snap.view, msg.patch ?? [], msg.events ?? []);
+      } catch (err) {
+        if (!(err instanceof PatchError)) throw err;
+        snap.view = null; // the view we had is not the one the patch expects: start afresh
+        reopen(false);
+        return;
+      }
       snap.n = msg.n;
-      snap.view = msg.view;
-      snap.to_act = msg.to_act ?? [];
-      snap.deadlines = msg.deadlines ?? [];
-      snap.clock = msg.clock ?? null;
-      snap.may_act = Boolean(msg.may_act);
-      if (msg.result !== undefined) snap.result = msg.result;
-      else if (msg.view?.result) snap.result = msg.view.result;
+      // Facts come only when they changed.
+      for (const key of ["to_act", "may_act", "deadlines", "clock", "result"]) {
+        if (key in msg) snap[key] = msg[key];
+      }
       if (snap.result && snap.table.status === "playing") snap.table = { ...snap.table, status: "finished" };
       draw({ kind: "event", msg });
       measure(msg.n);
@@ -560,10 +567,15 @@ export function mountTable(root, app, tableId) {
   timerHandle = setInterval(tickClock, 250);
   fill(body, h("div", { class: "loading" }, t("common.loading")));
 
+  // Tests compare what the page holds, kept current from event frames alone, with a
+  // fresh snapshot; nothing in the app reads it.
+  app.shownTable = { id: tableId, snap };
+
   return {
     title: () => (snap.table ? `${gameTitle(app.gameInfo(snap.table.game))} · bodoge` : t("table.page_title")),
     destroy() {
       destroyed = true;
+      if (app.shownTable?.snap === snap) app.shownTable = null;
       clearInterval(timerHandle);
       frame?.destroy();
       for (const off of offs) off();

@@ -1,0 +1,142 @@
+"""What the server process is doing, for ``GET /api/stats`` and ``bodoge bench server``.
+
+Two parts:
+
+* :data:`GC`, the cyclic garbage collector's passes, timed through ``gc.callbacks``:
+  collections, objects freed, total and longest time per generation, and the recent
+  long pauses with when they happened.  A pass stops the event loop, so every table
+  waits for it: the longest pause is a floor under the latency tail.
+* :class:`Counters`, a server's connections, moves and frames sent.
+
+>>> counters = Counters()
+>>> counters.connections_open, counters.moves
+(0, 0)
+>>> sorted(GcPauses().to_json())
+['generations', 'long_pauses', 'threshold']
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bodoge.store import Store
+
+JSON = Any
+
+#: Pauses at least this long (seconds) are kept one by one, the last :data:`KEPT` of them.
+LONG_PAUSE = 0.001
+KEPT = 1000
+
+#: When this process started measuring, for the times of the pauses.
+STARTED = time.monotonic()
+
+
+def uptime() -> float:
+    """Seconds since this module was loaded (the clock of ``long_pauses``)."""
+    return time.monotonic() - STARTED
+
+
+class GcPauses:
+    """Every collection's duration, per generation (install once per process)."""
+
+    def __init__(self) -> None:
+        self.collections = [0, 0, 0]
+        self.collected = [0, 0, 0]
+        self.uncollectable = [0, 0, 0]
+        self.seconds = [0.0, 0.0, 0.0]
+        self.cpu_seconds = [0.0, 0.0, 0.0]
+        self.longest = [0.0, 0.0, 0.0]
+        #: ``(uptime, generation, seconds, CPU seconds)`` of the last long pauses, a ring
+        #: written in place: a pass may run while :meth:`to_json` reads it.
+        self._pauses: list[tuple[float, int, float, float] | None] = [None] * KEPT
+        self._written = 0
+        self._began = self._began_cpu = 0.0
+
+    def install(self) -> None:
+        if self._callback not in gc.callbacks:
+            gc.callbacks.append(self._callback)
+
+    def uninstall(self) -> None:
+        if self._callback in gc.callbacks:
+            gc.callbacks.remove(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began_cpu = time.thread_time()
+            self._began = time.perf_counter()
+            return
+        took = time.perf_counter() - self._began
+        cpu = time.thread_time() - self._began_cpu
+        generation = info["generation"]
+        self.collections[generation] += 1
+        self.collected[generation] += info["collected"]
+        self.uncollectable[generation] += info["uncollectable"]
+        self.seconds[generation] += took
+        self.cpu_seconds[generation] += cpu
+        if took > self.longest[generation]:
+            self.longest[generation] = took
+        if took >= LONG_PAUSE:
+            self._pauses[self._written % KEPT] = (uptime(), generation, took, cpu)
+            self._written += 1
+
+    @property
+    def long_pauses(self) -> list[tuple[float, int, float, float]]:
+        """The last long pauses, oldest first."""
+        copied = self._pauses[:]  # one C copy: no pass can run in the middle of it
+        return sorted(p for p in copied if p is not None)
+
+    def to_json(self) -> dict[str, JSON]:
+        pauses = self.long_pauses
+        return {
+            "threshold": list(gc.get_threshold()),
+            "generations": [
+                {
+                    "collections": self.collections[g],
+                    "collected": self.collected[g],
+                    "uncollectable": self.uncollectable[g],
+                    "total_ms": round(self.seconds[g] * 1e3, 3),
+                    "cpu_ms": round(self.cpu_seconds[g] * 1e3, 3),
+                    "longest_ms": round(self.longest[g] * 1e3, 3),
+                }
+                for g in range(3)
+            ],
+            "long_pauses": [
+                [round(at, 3), g, round(took * 1e3, 3), round(cpu * 1e3, 3)]
+                for at, g, took, cpu in pauses
+            ],
+        }
+
+
+#: The process's collector (``gc.callbacks`` are per process, like the collector).
+GC = GcPauses()
+
+
+class Counters:
+    """One server's connections, moves and frames, counted as they happen."""
+
+    def __init__(self) -> None:
+        self.connections_open = 0
+        self.connections_total = 0
+        self.moves = 0
+        self.frames_sent = 0
+
+    def count_moves(self, store: Store) -> None:
+        """Count the moves ``store`` commits (every move goes through ``append_move``)."""
+        append = store.append_move
+
+        async def append_move(*args: Any, **kwargs: Any) -> None:
+            await append(*args, **kwargs)
+            self.moves += 1
+
+        store.append_move = append_move  # type: ignore[method-assign]
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "uptime": round(uptime(), 3),
+            "connections": {"open": self.connections_open, "total": self.connections_total},
+            "moves": self.moves,
+            "frames_sent": self.frames_sent,
+        }
