@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -41,6 +42,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["tagiron"]:
+        # Tagiron's matrices are small: OpenBLAS would run them on one thread anyway, but
+        # starting its thread pool costs a command tens of milliseconds (set before numpy loads).
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     args = build_parser(argv).parse_args(argv)
     try:
         return int(args.func(args) or 0)

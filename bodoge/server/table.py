@@ -279,7 +279,7 @@ class LiveTable:
     def _close(self) -> None:
         """Leave memory: the store keeps the table; pending callers look it up again."""
         self._closed = True
-        self._alarm.cancel()
+        self._alarm.close()
         if self._idle_handle is not None:
             self._idle_handle.cancel()
         self.host.forget(self)

@@ -94,3 +94,12 @@ class Alarm:
             self._handle.cancel()
         self._handle = None
         self.at = None
+
+    def close(self) -> None:
+        """Cancel for good and let go of the callback (which holds the table: a cycle)."""
+        self.cancel()
+        self._callback = _ignore
+
+
+def _ignore() -> None:
+    pass

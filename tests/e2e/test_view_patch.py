@@ -34,14 +34,20 @@ documents = st.recursive(
     lambda inner: st.lists(inner, max_size=5) | st.dictionaries(keys, inner, max_size=5),
     max_leaves=20,
 )
-views = st.dictionaries(keys, documents, max_size=6)
+# Views with a log most of the time, as both games' views have.
+views = st.builds(
+    lambda rest, log: {**rest, **log},
+    st.dictionaries(keys, documents, max_size=6),
+    st.fixed_dictionaries({}, optional={"log": st.lists(documents, max_size=4)}),
+)
 
 
 def _grown(doc: dict) -> st.SearchStrategy[dict]:
     """A document like ``doc`` with a few changes, as views change after a move."""
+    extra = {"log": st.lists(documents, max_size=3), "new": documents}
     return st.fixed_dictionaries(
         {k: st.just(v) | documents for k, v in doc.items()},
-        optional={"log": st.lists(documents, max_size=3), "new": documents},
+        optional={k: v for k, v in extra.items() if k not in doc},
     )
 
 

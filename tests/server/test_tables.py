@@ -10,6 +10,7 @@ import asyncio
 import gc
 import itertools
 import json
+import weakref
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -343,6 +344,30 @@ async def test_a_game_nobody_watches_ends_as_abandoned(make_server: Callable[...
     ] == "game_finished"
     # A game someone watches goes on.
     assert (await server.tables.get(watched)).status == "playing"
+
+
+async def test_a_table_that_leaves_memory_leaves_no_garbage_in_cycles(
+    make_server: Callable[..., Any],
+) -> None:
+    """Freed as soon as it leaves: nothing it held points back at it (the collector is off)."""
+    server = await make_server(idle_seconds=0.1)
+    tabs = await _tabs(server, 2)
+    table_id = await _relay(server, tabs, options={"rounds": 1})
+    await tabs[0].ok("move", table=table_id, move={"type": "say", "word": "end"})
+    await tabs[1].ok("move", table=table_id, move={"type": "vote", "ok": True})
+    gone = weakref.ref(server.tables.live[table_id])
+    gc.collect()
+    gc.disable()
+    try:
+        for tab in tabs:
+            await tab.ok("table.close", table=table_id)
+        for _ in range(20):
+            await asyncio.sleep(0.1)
+            if gone() is None:
+                break
+        assert gone() is None, "the table is kept alive by a cycle"
+    finally:
+        gc.enable()
 
 
 async def test_visitors_who_left_are_not_kept_in_memory(server: Server) -> None:
