@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import importlib
 import itertools
 import json
@@ -41,6 +40,8 @@ from bodoge.core.errors import GameError
 from bodoge.games import registry
 from bodoge.server.config import Limits
 from bodoge.server.protocol import CLIENT_MESSAGES, CLOSE_CODES, ERRORS, SERVER_MESSAGES
+from bodoge.server.replies import REMEMBERED
+from tests.support.jsonpatch import PatchError, apply_patch
 from tests.support.live_server import LiveServer
 
 JSON = Any
@@ -57,19 +58,7 @@ NO_ID_CODES = frozenset({"rate_limited", "bad_json", "too_large"})
 REPLIES = frozenset({"welcome", "pong", "ack", "error", "lobby", "assist"})
 #: Requests that change something once accepted; the server answers a repeat of one
 #: (same id, same fields, same player) with its first reply and changes nothing.
-STATEFUL = frozenset(
-    {
-        "table.create",
-        "table.join",
-        "table.leave",
-        "table.add_bot",
-        "table.remove_bot",
-        "table.start",
-        "move",
-        "chat",
-        "rename",
-    }
-)
+STATEFUL = REMEMBERED
 #: What ``table`` and ``event`` frames tell besides the view (an event only when it changed).
 FACTS = ("to_act", "may_act", "deadlines", "clock", "result")
 #: Seconds a request may take before "no reply" is a failure.
@@ -192,77 +181,6 @@ def _encodable(data: JSON) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-class PatchError(ValueError):
-    """A view patch that does not apply to the view the seat had."""
-
-
-def apply_patch(view: JSON, ops: JSON, events: JSON) -> JSON:
-    """``view`` after an ``event`` frame's ``patch``, read as ``docs/protocol.md`` has it:
-    RFC 6902 ``add``/``remove``/``replace`` with JSON Pointer paths, where an operation may
-    give ``"event": k`` (the frame's ``events[k]``) instead of a ``value``."""
-    doc = copy.deepcopy(view)
-    if not isinstance(ops, list):
-        raise PatchError(f"a patch is a list of operations, not {ops!r}")
-    for op in ops:
-        if not isinstance(op, dict) or op.get("op") not in ("add", "remove", "replace"):
-            raise PatchError(f"not an operation: {op!r}")
-        if "event" in op:
-            if not isinstance(events, list) or not (
-                type(op["event"]) is int and 0 <= op["event"] < len(events)
-            ):
-                raise PatchError(f"no event {op['event']!r} in the frame")
-            value = copy.deepcopy(events[op["event"]])
-        else:
-            value = copy.deepcopy(op.get("value"))
-        path = op.get("path")
-        if not isinstance(path, str) or (path and not path.startswith("/")):
-            raise PatchError(f"not a JSON Pointer: {path!r}")
-        tokens = [t.replace("~1", "/").replace("~0", "~") for t in path.split("/")[1:]]
-        if not tokens:
-            if op["op"] == "remove":
-                raise PatchError("cannot remove the whole view")
-            doc = value
-            continue
-        parent = doc
-        for token in tokens[:-1]:
-            parent = _pointer_step(parent, token)
-        _patch_one(parent, tokens[-1], op["op"], value)
-    return doc
-
-
-def _pointer_step(node: JSON, token: str) -> JSON:
-    if isinstance(node, dict) and token in node:
-        return node[token]
-    if isinstance(node, list) and token.isdigit() and int(token) < len(node):
-        return node[int(token)]
-    raise PatchError(f"no {token!r} in {short(json.dumps(node), 80)}")
-
-
-def _patch_one(parent: JSON, token: str, op: str, value: JSON) -> None:
-    if isinstance(parent, dict):
-        if op != "add" and token not in parent:
-            raise PatchError(f"{op}: no key {token!r}")
-        if op == "remove":
-            del parent[token]
-        else:
-            parent[token] = value
-        return
-    if not isinstance(parent, list):
-        raise PatchError(f"{op} inside a {type(parent).__name__}")
-    if token == "-" and op == "add":
-        parent.append(value)
-        return
-    if not token.isdigit() or int(token) > len(parent) - (op != "add"):
-        raise PatchError(f"{op}: no index {token!r} in a list of {len(parent)}")
-    index = int(token)
-    if op == "add":
-        parent.insert(index, value)
-    elif op == "remove":
-        del parent[index]
-    else:
-        parent[index] = value
 
 
 class _NoId:

@@ -40,6 +40,7 @@ from tests.support.fuzz import (
     LIMIT,
     Literal,
     Pairs,
+    _utf8,
     dump,
     strict_loads,
 )
@@ -430,14 +431,6 @@ def _text_ok(value: JSON) -> bool:
         and not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", value)
         and _utf8(value)
     )
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def as_read(message: JSON) -> JSON:

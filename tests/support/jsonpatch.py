@@ -26,9 +26,23 @@ class PatchError(ValueError):
 def apply_patch(doc: JSON, ops: Sequence[dict[str, JSON]], events: Sequence[JSON] = ()) -> JSON:
     """``doc`` with ``ops`` applied in order, as a new document."""
     doc = copy.deepcopy(doc)
+    if not isinstance(ops, list):
+        raise PatchError(f"a patch is a list of operations, not {ops!r}")
     for op in ops:
-        value = copy.deepcopy(events[op["event"]] if "event" in op else op.get("value"))
-        tokens = [t.replace("~1", "/").replace("~0", "~") for t in op["path"].split("/")[1:]]
+        if not isinstance(op, dict) or op.get("op") not in ("add", "remove", "replace"):
+            raise PatchError(f"not an operation: {op!r}")
+        if "event" in op:
+            if not isinstance(events, list) or not (
+                type(op["event"]) is int and 0 <= op["event"] < len(events)
+            ):
+                raise PatchError(f"no event {op['event']!r} in the frame")
+            value = copy.deepcopy(events[op["event"]])
+        else:
+            value = copy.deepcopy(op.get("value"))
+        path = op.get("path")
+        if not isinstance(path, str) or (path and not path.startswith("/")):
+            raise PatchError(f"not a JSON Pointer: {path!r}")
+        tokens = [t.replace("~1", "/").replace("~0", "~") for t in path.split("/")[1:]]
         if not tokens:
             if op["op"] == "remove":
                 raise PatchError("cannot remove the whole document")
