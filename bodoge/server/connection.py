@@ -59,6 +59,7 @@ class Connection:
         self._refilled = time.monotonic()
         self._strikes = 0
         self._admitted = False
+        self._gone = False
         #: The remembered reply of the state-changing request being handled, and its id.
         self._retry: tuple[asyncio.Future[dict[str, JSON]], JSON] | None = None
 
@@ -227,7 +228,9 @@ class Connection:
 
     async def gone(self) -> None:
         """The client left: close its tables (marking it disconnected) and its lobby."""
-        self.closing = True
+        if self._gone:
+            return
+        self._gone = self.closing = True
         # Let go of the writer: a cancelled task keeps its CancelledError, whose traceback
         # holds the writer's frame and so this connection (a cycle only the collector frees).
         writer, self._writer = self._writer, None
