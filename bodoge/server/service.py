@@ -41,12 +41,11 @@ class Server:
 
     async def start(self) -> None:
         self.store = self._given_store or await open_store(self.config.db_url)
-        self.counters.count_moves(self.store)
         self.players = Players(self.store, self.config.limits.name_chars)
         self.bots = BotRunner(self.config.bot_workers, self.games, self.config.bot_timeout)
         self.lobby = Lobby()
         self.tables = Tables(
-            self.config, self.store, self.players, self.bots, self.lobby, self.games
+            self.config, self.store, self.players, self.bots, self.lobby, self.games, self.counters
         )
         await self.tables.restore_open()
         self.spawn(self.tables.sweep())

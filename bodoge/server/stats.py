@@ -19,10 +19,7 @@ from __future__ import annotations
 
 import gc
 import time
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from bodoge.store import Store
+from typing import Any
 
 JSON = Any
 
@@ -122,16 +119,6 @@ class Counters:
         self.connections_total = 0
         self.moves = 0
         self.frames_sent = 0
-
-    def count_moves(self, store: Store) -> None:
-        """Count the moves ``store`` commits (every move goes through ``append_move``)."""
-        append = store.append_move
-
-        async def append_move(*args: Any, **kwargs: Any) -> None:
-            await append(*args, **kwargs)
-            self.moves += 1
-
-        store.append_move = append_move  # type: ignore[method-assign]
 
     def to_json(self) -> dict[str, JSON]:
         return {

@@ -692,6 +692,7 @@ class LiveTable:
             Timers(_deadlines_record(deadlines), clock_deadline) if changed else None,
             result.to_json() if result else None,
         )
+        self.host.counters.moves += 1
         step = Step(n, seat, move, now, actor)
         self.steps.append(step)
         self.state = state

@@ -23,6 +23,7 @@ from bodoge.server.identity import Player, Players, new_id
 from bodoge.server.lobby import Lobby
 from bodoge.server.protocol import TABLE_ID, ProtocolError, now_ms
 from bodoge.server.settings import parse_settings
+from bodoge.server.stats import Counters
 from bodoge.server.table import LiveTable, Reply, TableGone
 from bodoge.store import SeatRecord, Store, TableRecord
 
@@ -42,6 +43,7 @@ class Tables:
         bots: BotRunner,
         lobby: Lobby,
         games: Mapping[str, Game],
+        counters: Counters | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -49,6 +51,7 @@ class Tables:
         self.bots = bots
         self.lobby = lobby
         self.games = games
+        self.counters = counters or Counters()
         self.live: dict[str, LiveTable] = {}
         self._loading: dict[str, asyncio.Task[LiveTable | None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
