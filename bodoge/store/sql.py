@@ -639,14 +639,11 @@ class SqlStore(Store):
         return _player(row) if row else None
 
     async def players(self, ids: Iterable[str]) -> dict[str, PlayerRecord]:
-        wanted = sorted(set(ids))
+        wanted = set(ids)
         if not wanted:
             return {}
         async with self.engine.connect() as conn:
-            rows = await conn.execute(
-                sa.select(schema.players).where(schema.players.c.id.in_(wanted))
-            )
-            return {row.id: _player(row) for row in rows}
+            return await _players_by_id(conn, wanted)
 
     async def rename_player(self, player_id: str, name: str) -> None:
         await self._write(_Write(("player", player_id), [(_RENAME_PLAYER, (name, player_id))]))
@@ -799,55 +796,14 @@ class SqlStore(Store):
     async def _bundles(
         self, conn: AsyncConnection, records: list[TableRecord], chat: int
     ) -> list[TableBundle]:
+        """Each table of ``records`` with its seats, moves, last ``chat`` lines and players."""
         if not records:
             return []
         ids = [t.id for t in records]
-        seats: dict[str, list[SeatRecord]] = {i: [] for i in ids}
-        moves: dict[str, list[MoveRecord]] = {i: [] for i in ids}
-        lines: dict[str, list[ChatRecord]] = {i: [] for i in ids}
-        counts: dict[str, int] = dict.fromkeys(ids, 0)
-        # Chunks keep the IN lists well under every database's parameter limit.
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            for row in await conn.execute(
-                sa.select(schema.seats)
-                .where(schema.seats.c.table_id.in_(chunk))
-                .order_by(schema.seats.c.table_id, schema.seats.c.seat)
-            ):
-                seats[row.table_id].append(_seat(row))
-            for row in await conn.execute(
-                sa.select(schema.moves)
-                .where(schema.moves.c.table_id.in_(chunk))
-                .order_by(schema.moves.c.table_id, schema.moves.c.n)
-            ):
-                moves[row.table_id].append(MoveRecord(row.n, row.seat, row.move, row.at, row.actor))
-            for row in await conn.execute(
-                sa.select(schema.chat.c.table_id, sa.func.max(schema.chat.c.line))
-                .where(schema.chat.c.table_id.in_(chunk))
-                .group_by(schema.chat.c.table_id)
-            ):
-                counts[row[0]] = row[1] or 0
-            for row in await conn.execute(
-                sa.select(schema.chat)
-                .where(schema.chat.c.table_id.in_(chunk))
-                .order_by(schema.chat.c.table_id, schema.chat.c.line)
-            ):
-                if row.line > counts[row.table_id] - chat:
-                    lines[row.table_id].append(
-                        ChatRecord(row.table_id, row.line, row.player, row.name, row.text, row.at)
-                    )
-        player_ids = {s.player for ss in seats.values() for s in ss if s.player}
-        player_ids |= {s.left for ss in seats.values() for s in ss if s.left}
-        player_ids |= {t.host for t in records if t.host}
-        known: dict[str, PlayerRecord] = {}
-        wanted = sorted(player_ids)
-        for start in range(0, len(wanted), 500):
-            rows = await conn.execute(
-                sa.select(schema.players).where(
-                    schema.players.c.id.in_(wanted[start : start + 500])
-                )
-            )
-            known.update({row.id: _player(row) for row in rows})
+        seats = await _seats_by_table(conn, ids)
+        moves = await _moves_by_table(conn, ids)
+        counts, lines = await _chat_by_table(conn, ids, chat)
+        known = await _players_by_id(conn, {p for t in records for p in _named(t, seats[t.id])})
         return [
             TableBundle(
                 table=t,
@@ -855,16 +811,80 @@ class SqlStore(Store):
                 moves=tuple(moves[t.id]),
                 chat=tuple(lines[t.id]),
                 chat_count=counts[t.id],
-                players={
-                    p: known[p]
-                    for p in {s.player for s in seats[t.id]}
-                    | {s.left for s in seats[t.id]}
-                    | {t.host}
-                    if p and p in known
-                },
+                players={p: known[p] for p in _named(t, seats[t.id]) if p in known},
             )
             for t in records
         ]
+
+
+# --- reading tables back: one query per kind of row, for many tables at once ------------
+
+#: Most ids in one ``IN`` list: well under every database's parameter limit.
+IN_LIST_LIMIT = 500
+
+
+async def _select_in(
+    conn: AsyncConnection, query: Callable[[Sequence[str]], sa.Select[Any]], ids: Sequence[str]
+) -> list[Any]:
+    """The rows ``query(some_ids)`` gives over all of ``ids``, a slice at a time, in order."""
+    rows: list[Any] = []
+    for start in range(0, len(ids), IN_LIST_LIMIT):
+        rows.extend(await conn.execute(query(ids[start : start + IN_LIST_LIMIT])))
+    return rows
+
+
+async def _seats_by_table(conn: AsyncConnection, ids: Sequence[str]) -> dict[str, list[SeatRecord]]:
+    c = schema.seats.c
+    seats: dict[str, list[SeatRecord]] = {i: [] for i in ids}
+    query = schema.seats.select().order_by(c.table_id, c.seat)
+    for row in await _select_in(conn, lambda some: query.where(c.table_id.in_(some)), ids):
+        seats[row.table_id].append(_seat(row))
+    return seats
+
+
+async def _moves_by_table(conn: AsyncConnection, ids: Sequence[str]) -> dict[str, list[MoveRecord]]:
+    c = schema.moves.c
+    moves: dict[str, list[MoveRecord]] = {i: [] for i in ids}
+    query = schema.moves.select().order_by(c.table_id, c.n)
+    for row in await _select_in(conn, lambda some: query.where(c.table_id.in_(some)), ids):
+        moves[row.table_id].append(MoveRecord(row.n, row.seat, row.move, row.at, row.actor))
+    return moves
+
+
+async def _chat_by_table(
+    conn: AsyncConnection, ids: Sequence[str], last: int
+) -> tuple[dict[str, int], dict[str, list[ChatRecord]]]:
+    """Per table: the number of its last chat line (0: none), and its last ``last`` lines."""
+    c = schema.chat.c
+    counts: dict[str, int] = dict.fromkeys(ids, 0)
+    latest = sa.select(c.table_id, sa.func.max(c.line)).group_by(c.table_id)
+    for row in await _select_in(conn, lambda some: latest.where(c.table_id.in_(some)), ids):
+        counts[row[0]] = row[1] or 0
+    lines: dict[str, list[ChatRecord]] = {i: [] for i in ids}
+    query = schema.chat.select().order_by(c.table_id, c.line)
+    for row in await _select_in(conn, lambda some: query.where(c.table_id.in_(some)), ids):
+        if row.line > counts[row.table_id] - last:
+            lines[row.table_id].append(
+                ChatRecord(row.table_id, row.line, row.player, row.name, row.text, row.at)
+            )
+    return counts, lines
+
+
+async def _players_by_id(conn: AsyncConnection, ids: Iterable[str]) -> dict[str, PlayerRecord]:
+    c = schema.players.c
+    query = schema.players.select()
+    rows = await _select_in(conn, lambda some: query.where(c.id.in_(some)), sorted(set(ids)))
+    return {row.id: _player(row) for row in rows}
+
+
+def _named(table: TableRecord, seats: Iterable[SeatRecord]) -> set[str]:
+    """The players a table names: on its seats, gone from them, and its host.
+
+    >>> seats = [SeatRecord(0, "human", "p_a"), SeatRecord(1, "bot", left="p_b")]
+    >>> sorted(_named(TableRecord("t_1", "g", {}, {}, 1, "playing", "p_c", 0), seats))
+    ['p_a', 'p_b', 'p_c']
+    """
+    return {p for p in (table.host, *(q for s in seats for q in (s.player, s.left))) if p}
 
 
 def _seat_ops(table_id: str, seats: Iterable[SeatRecord]) -> list[Op]:

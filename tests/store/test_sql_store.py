@@ -130,6 +130,34 @@ async def test_only_the_last_chat_lines_are_loaded(store: SqlStore) -> None:
     assert [c.line for c in bundle.chat] == [5, 6, 7]
 
 
+async def test_many_tables_load_whole_across_the_slices_of_their_ids(
+    store: SqlStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tables read back in slices of ids (here of 2) each get exactly their own rows."""
+    monkeypatch.setattr(sql, "IN_LIST_LIMIT", 2)
+    for i in range(5):
+        player = PlayerRecord(f"p_{i}", f"P{i}", f"{i}" * 64, 1)
+        await store.create_player(player)
+        table = TableRecord(f"t_{i}", "g", {}, {}, i, "waiting", None if i == 2 else player.id, i)
+        seats = [SeatRecord(0, "human", player.id), SeatRecord(1, "bot", level="easy")]
+        if i == 3:
+            seats[1] = SeatRecord(1, "bot", level="easy", left="p_0")
+        await store.create_table(table, seats)
+        for n in range(1, i + 1):
+            await store.append_move(table.id, MoveRecord(n, 0, {"i": i, "n": n}, n))
+        for line in range(1, i + 1):
+            await store.add_chat(ChatRecord(table.id, line, player.id, player.name, "hi", line))
+    bundles = await store.load_open_tables(chat=2)
+    assert [b.table.id for b in bundles] == [f"t_{i}" for i in range(5)]
+    for i, bundle in enumerate(bundles):
+        assert [s.player for s in bundle.seats] == [f"p_{i}", None]
+        assert [m.move for m in bundle.moves] == [{"i": i, "n": n} for n in range(1, i + 1)]
+        assert [c.line for c in bundle.chat] == list(range(max(1, i - 1), i + 1))
+        assert bundle.chat_count == i
+        assert sorted(bundle.players) == (["p_0", "p_3"] if i == 3 else [f"p_{i}"])
+        assert bundle == await store.load_table(bundle.table.id, chat=2)
+
+
 async def test_players_are_found_by_token_hash_only(store: SqlStore) -> None:
     await store.create_player(PlayerRecord("p_a", "Ann", "a" * 64, 1))
     assert (await store.player_by_token_hash("a" * 64)).id == "p_a"  # type: ignore[union-attr]
