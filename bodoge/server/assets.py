@@ -1,14 +1,16 @@
-"""HTTP routes for pictures: game files drawn on the fly, and uploaded decks.
+"""HTTP routes for pictures: game files drawn on the fly, and uploaded picture sets.
 
 * ``GET /api/games/{game}/assets/{path}`` serves ``game.asset(path)`` (card art,
   say), cached for long: the same path always gives the same bytes.
 * ``POST /api/decks`` takes a multipart upload of PNG, JPEG or WebP pictures,
-  checks each and redraws it as WebP (:mod:`bodoge.games.illustori.custom_deck`;
-  the checks know nothing of any game's rules), stores them under a new random
-  deck id and answers ``{"deck": id, "count": n}``.
-* ``GET /api/decks/{deck}/{n}`` serves card ``n`` of an uploaded deck: picture
-  ``n`` mod the deck's size, so a deck of fewer pictures than a table has
-  cards shows them again.
+  checks each and redraws it as WebP (:mod:`bodoge.server.pictures`), stores
+  them as a set under a new random id and answers ``{"deck": id, "count": n}``
+  (the protocol calls an uploaded set a deck).
+* ``GET /api/decks/{deck}/{n}`` serves picture ``n`` mod the set's size, so a
+  game may number more cards than the set has pictures: they come round again.
+
+No game is named here: a game's options name a set by its id, and its page
+shows the pictures.
 
 Everything served here is an image or JSON that no page may run: SVG and
 pictures get ``X-Content-Type-Options: nosniff`` and a Content-Security-Policy
@@ -28,22 +30,24 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from bodoge.server.pictures import MAX_PICTURES, PictureError, clean_pictures
 from bodoge.server.protocol import now_ms
 from bodoge.store import Conflict
 
 if TYPE_CHECKING:
     from bodoge.server.service import Server
 
-#: The largest upload (all pictures of one deck together).  The web page
-#: shrinks big photos before sending, so a full deck stays well under it.
+#: The largest upload (all pictures of one set together).  A page should
+#: shrink big photos before sending, so that a full set stays well under it.
 MAX_UPLOAD_BYTES = 48 * 1024 * 1024
-#: Card numbers served from an uploaded deck (a table has at most 200 cards).
-MAX_CARD = 200
+#: Picture numbers served are below this: enough for the largest deck a game shows
+#: with uploaded pictures (200 cards), and a bounded number of URLs for each set.
+MAX_NUMBER = 200
 CACHE = "public, max-age=604800, immutable"
 #: No script, no fetch, no frame: an SVG opened on its own cannot run anything.
 PICTURE_CSP = "default-src 'none'; style-src 'unsafe-inline'"
 
-DECK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+SET_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 NUMBER = re.compile(r"0|[1-9][0-9]{0,5}")
 
 
@@ -75,9 +79,7 @@ def asset_routes(server: Server) -> list[BaseRoute]:
         content, media_type = found
         return Response(content, media_type=media_type, headers=picture_headers(media_type))
 
-    async def upload_deck(request: Request) -> Response:
-        from bodoge.games.illustori.custom_deck import MAX_IMAGES, CustomDeckError, custom_deck
-
+    async def upload_pictures(request: Request) -> Response:
         if not request.headers.get("content-type", "").startswith("multipart/form-data"):
             return error(400, "bad_upload", "send the pictures as multipart/form-data")
         declared = request.headers.get("content-length", "")
@@ -86,7 +88,7 @@ def asset_routes(server: Server) -> list[BaseRoute]:
         parser = MultiPartParser(
             request.headers,
             _limited(request.stream(), MAX_UPLOAD_BYTES),
-            max_files=MAX_IMAGES + 1,
+            max_files=MAX_PICTURES + 1,
             max_fields=0,
         )
         try:
@@ -104,25 +106,25 @@ def asset_routes(server: Server) -> list[BaseRoute]:
         finally:
             await form.close()
         try:
-            pictures = await run_in_threadpool(custom_deck, uploads)
-        except CustomDeckError as exc:
+            pictures = await run_in_threadpool(clean_pictures, uploads)
+        except PictureError as exc:
             return error(400, exc.code, str(exc))
         rows = [(p.data, p.media_type) for p in pictures]
         for _ in range(3):  # a clash of 80 random bits will not happen; still, never overwrite
-            deck_id = "d" + secrets.token_hex(10)
+            set_id = "d" + secrets.token_hex(10)
             try:
-                await server.store.add_deck(deck_id, rows, now_ms())
+                await server.store.add_deck(set_id, rows, now_ms())
             except Conflict:
                 continue
-            return JSONResponse({"deck": deck_id, "count": len(rows)}, status_code=201)
+            return JSONResponse({"deck": set_id, "count": len(rows)}, status_code=201)
         return error(500, "internal_error", "no deck id was free")
 
-    async def deck_picture(request: Request) -> Response:
-        deck_id, raw = request.path_params["deck"], request.path_params["n"]
-        if not DECK_ID.fullmatch(deck_id) or not NUMBER.fullmatch(raw) or int(raw) >= MAX_CARD:
+    async def picture(request: Request) -> Response:
+        set_id, raw = request.path_params["deck"], request.path_params["n"]
+        if not SET_ID.fullmatch(set_id) or not NUMBER.fullmatch(raw) or int(raw) >= MAX_NUMBER:
             return error(404, "not_found", "no such picture")
-        count = await server.store.deck_count(deck_id)
-        found = await server.store.deck_picture(deck_id, int(raw) % count) if count else None
+        count = await server.store.deck_count(set_id)
+        found = await server.store.deck_picture(set_id, int(raw) % count) if count else None
         if found is None:
             return error(404, "not_found", "no such picture")
         content, media_type = found
@@ -130,8 +132,8 @@ def asset_routes(server: Server) -> list[BaseRoute]:
 
     return [
         Route("/api/games/{game}/assets/{path:path}", game_asset),
-        Route("/api/decks", upload_deck, methods=["POST"]),
-        Route("/api/decks/{deck}/{n}", deck_picture),
+        Route("/api/decks", upload_pictures, methods=["POST"]),
+        Route("/api/decks/{deck}/{n}", picture),
     ]
 
 

@@ -22,8 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from bodoge.games.illustori import custom_deck, kana, shiritori
+from bodoge.games.illustori import kana, shiritori
 from bodoge.games.illustori.cards import ATTRIBUTION
+from bodoge.server import pictures
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "bodoge" / "games" / "illustori" / "web"
@@ -81,8 +82,8 @@ def test_keys_built_from_codes_are_defined() -> None:
     penalties = {str(r) for r in shiritori.PENALTIES}
     uploads = {
         cls.code
-        for cls in vars(custom_deck).values()
-        if isinstance(cls, type) and issubclass(cls, custom_deck.CustomDeckError)
+        for cls in vars(pictures).values()
+        if isinstance(cls, type) and issubclass(cls, pictures.PictureError)
     }
     wanted = (
         {f"il.flag.{r}" for r in reasons}

@@ -13,6 +13,7 @@ import bodoge.core.errors as core_errors
 from bodoge.core.errors import GameError
 from bodoge.games import registry
 from bodoge.server.config import Limits
+from bodoge.server.pictures import PictureError
 from bodoge.server.protocol import CLIENT_MESSAGES, CLOSE_CODES, ERRORS, SERVER_MESSAGES
 from tests.support import schema
 from tests.support.schema import FrameChecker
@@ -131,6 +132,19 @@ def test_http_error_codes_are_documented() -> None:
     assert {"unknown_table", "not_finished"} <= used  # the pattern finds them
     documented = set(re.findall(r"`([a-z_]+)`", _section("HTTP")))
     assert used <= documented
+    uploads = _picture_error_codes()
+    assert {"not_an_image", "empty_deck"} <= uploads
+    assert uploads <= documented
+
+
+def _picture_error_codes() -> set[str]:
+    """The codes ``POST /api/decks`` answers a refused picture with."""
+    found, todo = set(), [PictureError]
+    while todo:
+        cls = todo.pop()
+        found.add(cls.code)
+        todo.extend(cls.__subclasses__())
+    return found
 
 
 # --- every example on the page is a message its schema accepts (docs/schema/) ------------

@@ -76,7 +76,7 @@ def error_codes() -> frozenset[str]:
     for game in registry().values():
         package = type(game).__module__.rsplit(".", 1)[0]
         for info in pkgutil.iter_modules(importlib.import_module(package).__path__):
-            if info.name in ("errors", "custom_deck"):
+            if info.name == "errors":
                 importlib.import_module(f"{package}.{info.name}")
 
     def codes(cls: type[GameError]) -> set[str]:

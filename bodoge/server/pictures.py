@@ -1,6 +1,9 @@
-"""Custom decks: a table's own pictures, uploaded as PNG, JPEG or WebP files.
+"""Uploaded pictures: checked, then redrawn, before anything stores or serves them.
 
-Uploads are never served as sent.  Each file is checked and redrawn:
+The server keeps sets of uploaded pictures (``POST /api/decks``, :mod:`bodoge.server.assets`)
+for a game to show by number: a game's table options name a set, the browser shows its
+pictures; nothing here knows a game.  Uploads are never served as sent.  Each file is
+checked and redrawn:
 
 1. at most :data:`MAX_FILE_BYTES` (8 MB), and its first bytes must be those of
    a PNG, a JPEG or a WebP file, matching the file name's extension if one is
@@ -12,24 +15,24 @@ Uploads are never served as sent.  Each file is checked and redrawn:
    :data:`MAX_PIXELS` (20 megapixels) before decoding, then decodes the whole
    image;
 4. the picture is turned upright (EXIF orientation), scaled down to fit
-   :data:`CARD_PIXELS` (768 px) and written afresh as WebP with no metadata
+   :data:`MAX_SIDE` (768 px) and written afresh as WebP with no metadata
    (no EXIF, GPS position, ICC profile or comments survive).
 
-A deck holds 1 to :data:`MAX_IMAGES` (120) pictures.  Every refusal is a
-:class:`CustomDeckError` (a :class:`~bodoge.core.errors.BadOptions`) with a
-precise subclass and ``code``.
+A set holds 1 to :data:`MAX_PICTURES` (120) pictures.  Every refusal is a
+:class:`PictureError` with a precise subclass and ``code``; the codes are those
+``docs/protocol.md`` gives for ``POST /api/decks``.
 
 >>> import io
 >>> from PIL import Image
 >>> buffer = io.BytesIO()
 >>> Image.new("RGB", (2000, 1000), "orange").save(buffer, "PNG")
->>> picture = clean_image(buffer.getvalue(), "sunset.png")
+>>> picture = clean_picture(buffer.getvalue(), "sunset.png")
 >>> picture.media_type, picture.width, picture.height
 ('image/webp', 768, 384)
->>> clean_image(b"<svg xmlns='http://www.w3.org/2000/svg'/>", "cat.svg")
+>>> clean_picture(b"<svg xmlns='http://www.w3.org/2000/svg'/>", "cat.svg")
 Traceback (most recent call last):
 ...
-bodoge.games.illustori.custom_deck.NotAnImage: cat.svg is not a PNG, JPEG or WebP image
+bodoge.server.pictures.NotAnImage: cat.svg is not a PNG, JPEG or WebP image
 """
 
 from __future__ import annotations
@@ -41,76 +44,78 @@ import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bodoge.core.errors import BadOptions
-
 __all__ = [
-    "CARD_PIXELS",
     "MAX_FILE_BYTES",
-    "MAX_IMAGES",
+    "MAX_PICTURES",
     "MAX_PIXELS",
-    "CustomDeckError",
-    "CustomImage",
-    "EmptyDeck",
+    "MAX_SIDE",
+    "EmptyUpload",
     "ImageTooLarge",
     "NotAnImage",
-    "TooManyImages",
+    "Picture",
+    "PictureError",
+    "TooManyPictures",
     "UnreadableImage",
     "WrongExtension",
-    "clean_image",
-    "custom_deck",
+    "clean_picture",
+    "clean_pictures",
 ]
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_PIXELS = 20_000_000
-MAX_IMAGES = 120
-CARD_PIXELS = 768
+MAX_PICTURES = 120
+#: The longest side of a stored picture, in pixels: a card's size on the largest screens.
+MAX_SIDE = 768
 WEBP_QUALITY = 85
 
 
-class CustomDeckError(BadOptions):
-    """An uploaded picture or deck that the table cannot use."""
+class PictureError(ValueError):
+    """An uploaded picture, or set of pictures, that the server will not keep.
+
+    The codes use the protocol's word for an uploaded set, a (custom) deck.
+    """
 
     code = "bad_custom_deck"
 
 
-class NotAnImage(CustomDeckError):
+class NotAnImage(PictureError):
     """Not a PNG, JPEG or WebP file (an SVG, a GIF, a page, garbage, or a polyglot)."""
 
     code = "not_an_image"
 
 
-class WrongExtension(CustomDeckError):
+class WrongExtension(PictureError):
     """The file name says one format and the bytes another (``cat.png`` holding a JPEG)."""
 
     code = "wrong_extension"
 
 
-class UnreadableImage(CustomDeckError):
+class UnreadableImage(PictureError):
     """Looks like an image but does not decode (truncated, corrupt)."""
 
     code = "unreadable_image"
 
 
-class ImageTooLarge(CustomDeckError):
+class ImageTooLarge(PictureError):
     """More than 8 MB, or more than 20 megapixels."""
 
     code = "image_too_large"
 
 
-class TooManyImages(CustomDeckError):
-    """More than 120 pictures in one deck."""
+class TooManyPictures(PictureError):
+    """More than 120 pictures in one upload."""
 
     code = "too_many_images"
 
 
-class EmptyDeck(CustomDeckError):
-    """A deck without a single picture."""
+class EmptyUpload(PictureError):
+    """An upload without a single picture."""
 
     code = "empty_deck"
 
 
 @dataclass(frozen=True)
-class CustomImage:
+class Picture:
     """A cleaned picture: WebP bytes, safe to store and serve as they are."""
 
     data: bytes
@@ -157,8 +162,8 @@ def _ends_cleanly(data: bytes, kind: str) -> bool:
     return data.rstrip(b"\x00").endswith(b"\xff\xd9")
 
 
-def clean_image(data: bytes, filename: str | None = None) -> CustomImage:
-    """Check one uploaded picture and redraw it as a card-sized WebP.
+def clean_picture(data: bytes, filename: str | None = None) -> Picture:
+    """Check one uploaded picture and redraw it as a WebP of at most :data:`MAX_SIDE`.
 
     ``filename`` (as sent by the browser) is only used to catch a file whose
     extension disagrees with its content and to word the errors.
@@ -197,7 +202,7 @@ def clean_image(data: bytes, filename: str | None = None) -> CustomImage:
                     )
                 image.load()
                 upright = ImageOps.exif_transpose(image)
-    except CustomDeckError:
+    except PictureError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise ImageTooLarge(f"{label} has too many pixels") from exc
@@ -208,28 +213,29 @@ def clean_image(data: bytes, filename: str | None = None) -> CustomImage:
         upright.mode == "P" and "transparency" in upright.info
     )
     picture = upright.convert("RGBA" if has_alpha else "RGB")
-    picture.thumbnail((CARD_PIXELS, CARD_PIXELS), Image.Resampling.LANCZOS)
+    picture.thumbnail((MAX_SIDE, MAX_SIDE), Image.Resampling.LANCZOS)
     # A fresh image carries no info: nothing of the upload's metadata survives.
     fresh = Image.new(picture.mode, picture.size)
     fresh.paste(picture)
     buffer = io.BytesIO()
     fresh.save(buffer, "WEBP", quality=WEBP_QUALITY, method=4)
-    return CustomImage(buffer.getvalue(), fresh.width, fresh.height)
+    return Picture(buffer.getvalue(), fresh.width, fresh.height)
 
 
-def custom_deck(
+def clean_pictures(
     uploads: Iterable[bytes | tuple[str | None, bytes]],
-) -> tuple[CustomImage, ...]:
-    """Check and redraw a whole deck: bytes, or ``(filename, bytes)`` pairs.
+) -> tuple[Picture, ...]:
+    """Check and redraw a whole upload: bytes, or ``(filename, bytes)`` pairs.
 
-    Card ``n`` of the deck is picture ``n`` (from 0), in upload order.
+    Picture ``n`` of the set is upload ``n`` (from 0), in upload order; one bad
+    picture refuses them all.
     """
-    pictures: list[CustomImage] = []
+    pictures: list[Picture] = []
     for i, upload in enumerate(uploads):
-        if i >= MAX_IMAGES:
-            raise TooManyImages(f"a custom deck holds at most {MAX_IMAGES} pictures")
+        if i >= MAX_PICTURES:
+            raise TooManyPictures(f"a custom deck holds at most {MAX_PICTURES} pictures")
         name, data = upload if isinstance(upload, tuple) else (None, upload)
-        pictures.append(clean_image(data, name or f"picture {i + 1}"))
+        pictures.append(clean_picture(data, name or f"picture {i + 1}"))
     if not pictures:
-        raise EmptyDeck("a custom deck needs at least one picture")
+        raise EmptyUpload("a custom deck needs at least one picture")
     return tuple(pictures)

@@ -1,4 +1,4 @@
-"""Custom decks: uploads are checked for real and redrawn; anything else is refused."""
+"""Uploaded pictures are checked for real and redrawn; anything else is refused."""
 
 from __future__ import annotations
 
@@ -11,20 +11,20 @@ import zipfile
 import pytest
 from PIL import Image
 
-from bodoge.core.errors import BadOptions
-from bodoge.games.illustori import custom_deck
-from bodoge.games.illustori.custom_deck import (
-    CARD_PIXELS,
+from bodoge.server import pictures
+from bodoge.server.pictures import (
     MAX_FILE_BYTES,
-    MAX_IMAGES,
-    CustomDeckError,
-    EmptyDeck,
+    MAX_PICTURES,
+    MAX_SIDE,
+    EmptyUpload,
     ImageTooLarge,
     NotAnImage,
-    TooManyImages,
+    PictureError,
+    TooManyPictures,
     UnreadableImage,
     WrongExtension,
-    clean_image,
+    clean_picture,
+    clean_pictures,
 )
 
 
@@ -43,20 +43,20 @@ def picture(size: tuple[int, int] = (64, 48), mode: str = "RGB") -> Image.Image:
     return image
 
 
-def decoded(result: custom_deck.CustomImage) -> Image.Image:
+def decoded(result: pictures.Picture) -> Image.Image:
     image = Image.open(io.BytesIO(result.data))
     assert image.format == "WEBP"
     return image
 
 
 def test_docstring_examples() -> None:
-    result = doctest.testmod(custom_deck)
+    result = doctest.testmod(pictures)
     assert result.attempted > 0 and result.failed == 0
 
 
 @pytest.mark.parametrize(("fmt", "name"), [("PNG", "a.png"), ("JPEG", "b.JPG"), ("WEBP", "c.webp")])
 def test_png_jpeg_and_webp_are_redrawn_as_webp(fmt: str, name: str) -> None:
-    result = clean_image(encode(picture(), fmt), name)
+    result = clean_picture(encode(picture(), fmt), name)
     image = decoded(result)
     assert (result.width, result.height) == image.size == (64, 48)
     assert result.media_type == "image/webp"
@@ -64,12 +64,12 @@ def test_png_jpeg_and_webp_are_redrawn_as_webp(fmt: str, name: str) -> None:
 
 
 def test_large_pictures_are_scaled_down_to_card_size() -> None:
-    result = clean_image(encode(picture((3000, 1500)), "PNG"), "big.png")
-    assert (result.width, result.height) == (CARD_PIXELS, CARD_PIXELS // 2)
+    result = clean_picture(encode(picture((3000, 1500)), "PNG"), "big.png")
+    assert (result.width, result.height) == (MAX_SIDE, MAX_SIDE // 2)
 
 
 def test_transparency_is_kept() -> None:
-    result = clean_image(encode(picture(mode="RGBA"), "PNG"))
+    result = clean_picture(encode(picture(mode="RGBA"), "PNG"))
     assert decoded(result).mode == "RGBA"
 
 
@@ -80,7 +80,7 @@ def test_metadata_is_stripped_and_orientation_applied() -> None:
     exif[0x8825] = {1: "N", 2: (51.0, 30.0, 0.0)}  # a GPS position
     upload = encode(picture((80, 40)), "JPEG", exif=exif, comment=b"secret")
     assert b"SpyCam" in upload
-    result = clean_image(upload, "photo.jpeg")
+    result = clean_picture(upload, "photo.jpeg")
     assert b"SpyCam" not in result.data and b"secret" not in result.data
     image = decoded(result)
     assert image.size == (40, 80)
@@ -95,7 +95,7 @@ def test_png_text_chunks_do_not_survive() -> None:
     info.add_text("Comment", "<script>alert(1)</script>")
     upload = encode(picture(), "PNG", pnginfo=info)
     assert b"<script>" in upload
-    assert b"<script>" not in clean_image(upload, "x.png").data
+    assert b"<script>" not in clean_picture(upload, "x.png").data
 
 
 @pytest.mark.parametrize(
@@ -111,18 +111,17 @@ def test_png_text_chunks_do_not_survive() -> None:
 )
 def test_anything_but_png_jpeg_or_webp_is_refused(data: bytes, name: str) -> None:
     with pytest.raises(NotAnImage):
-        clean_image(data, name)
+        clean_picture(data, name)
 
 
 def test_a_real_gif_is_refused() -> None:
     with pytest.raises(NotAnImage):
-        clean_image(encode(picture(), "GIF"), "cat.gif")
+        clean_picture(encode(picture(), "GIF"), "cat.gif")
 
 
-def test_refusals_are_bad_options_with_codes() -> None:
-    with pytest.raises(BadOptions) as caught:
-        clean_image(b"<svg/>", "x.svg")
-    assert isinstance(caught.value, CustomDeckError)
+def test_refusals_are_picture_errors_with_codes() -> None:
+    with pytest.raises(PictureError) as caught:
+        clean_picture(b"<svg/>", "x.svg")
     assert caught.value.code == "not_an_image"
 
 
@@ -131,7 +130,7 @@ def test_refusals_are_bad_options_with_codes() -> None:
 )
 def test_an_extension_that_lies_is_refused(fmt: str, name: str) -> None:
     with pytest.raises(WrongExtension, match=re.escape(name)):
-        clean_image(encode(picture(), fmt), name)
+        clean_picture(encode(picture(), fmt), name)
 
 
 def test_a_png_that_is_also_a_zip_is_refused() -> None:
@@ -140,18 +139,18 @@ def test_a_png_that_is_also_a_zip_is_refused() -> None:
         z.writestr("payload.html", "<script>alert(1)</script>")
     polyglot = encode(picture(), "PNG") + archive.getvalue()
     with pytest.raises(NotAnImage, match="hidden"):
-        clean_image(polyglot, "innocent.png")
+        clean_picture(polyglot, "innocent.png")
 
 
 def test_a_jpeg_with_a_page_after_it_is_refused() -> None:
     polyglot = encode(picture(), "JPEG") + b"<html><script>alert(1)</script></html>"
     with pytest.raises(NotAnImage):
-        clean_image(polyglot, "photo.jpg")
+        clean_picture(polyglot, "photo.jpg")
 
 
 def test_a_webp_with_trailing_data_is_refused() -> None:
     with pytest.raises(NotAnImage):
-        clean_image(encode(picture(), "WEBP") + b"PK\x03\x04trailer", "x.webp")
+        clean_picture(encode(picture(), "WEBP") + b"PK\x03\x04trailer", "x.webp")
 
 
 def test_a_truncated_picture_is_refused() -> None:
@@ -159,19 +158,19 @@ def test_a_truncated_picture_is_refused() -> None:
     # Cut the pixel data but keep a proper ending, so only decoding can tell.
     broken = data[: len(data) // 2] + data[-12:]
     with pytest.raises(UnreadableImage):
-        clean_image(broken, "cut.png")
+        clean_picture(broken, "cut.png")
 
 
 def test_a_webp_header_with_garbage_inside_is_refused() -> None:
     body = b"WEBPVP8 " + struct.pack("<I", 20) + b"\x00" * 20
     data = b"RIFF" + struct.pack("<I", len(body)) + body
     with pytest.raises(UnreadableImage):
-        clean_image(data, "x.webp")
+        clean_picture(data, "x.webp")
 
 
 def test_files_over_eight_megabytes_are_refused() -> None:
     with pytest.raises(ImageTooLarge):
-        clean_image(b"\x89PNG\r\n\x1a\n" + b"\x00" * MAX_FILE_BYTES, "huge.png")
+        clean_picture(b"\x89PNG\r\n\x1a\n" + b"\x00" * MAX_FILE_BYTES, "huge.png")
 
 
 def test_pictures_over_twenty_megapixels_are_refused_before_decoding() -> None:
@@ -179,23 +178,22 @@ def test_pictures_over_twenty_megapixels_are_refused_before_decoding() -> None:
     data = encode(Image.new("1", (5000, 4100)), "PNG")
     assert len(data) < MAX_FILE_BYTES
     with pytest.raises(ImageTooLarge, match="megapixels"):
-        clean_image(data, "wide.png")
+        clean_picture(data, "wide.png")
 
 
-def test_a_deck_is_one_to_a_hundred_and_twenty_pictures() -> None:
+def test_an_upload_is_one_to_a_hundred_and_twenty_pictures() -> None:
     small = encode(picture((8, 8)), "PNG")
-    deck = custom_deck.custom_deck([("one.png", small), small])
-    assert len(deck) == 2
-    assert len(custom_deck.custom_deck([small] * MAX_IMAGES)) == MAX_IMAGES
-    with pytest.raises(TooManyImages):
-        custom_deck.custom_deck([small] * (MAX_IMAGES + 1))
-    with pytest.raises(EmptyDeck):
-        custom_deck.custom_deck([])
+    assert len(clean_pictures([("one.png", small), small])) == 2
+    assert len(clean_pictures([small] * MAX_PICTURES)) == MAX_PICTURES
+    with pytest.raises(TooManyPictures):
+        clean_pictures([small] * (MAX_PICTURES + 1))
+    with pytest.raises(EmptyUpload):
+        clean_pictures([])
 
 
-def test_one_bad_picture_refuses_the_deck_and_names_it() -> None:
+def test_one_bad_picture_refuses_the_upload_and_names_it() -> None:
     small = encode(picture((8, 8)), "PNG")
     with pytest.raises(NotAnImage, match=r"evil\.svg"):
-        custom_deck.custom_deck([small, ("evil.svg", b"<svg/>")])
+        clean_pictures([small, ("evil.svg", b"<svg/>")])
     with pytest.raises(NotAnImage, match="picture 2"):
-        custom_deck.custom_deck([small, b"not an image"])
+        clean_pictures([small, b"not an image"])
