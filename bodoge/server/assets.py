@@ -113,7 +113,7 @@ def asset_routes(server: Server) -> list[BaseRoute]:
         for _ in range(3):  # a clash of 80 random bits will not happen; still, never overwrite
             set_id = "d" + secrets.token_hex(10)
             try:
-                await server.store.add_deck(set_id, rows, now_ms())
+                await server.store.add_picture_set(set_id, rows, now_ms())
             except Conflict:
                 continue
             return JSONResponse({"deck": set_id, "count": len(rows)}, status_code=201)
@@ -123,8 +123,8 @@ def asset_routes(server: Server) -> list[BaseRoute]:
         set_id, raw = request.path_params["deck"], request.path_params["n"]
         if not SET_ID.fullmatch(set_id) or not NUMBER.fullmatch(raw) or int(raw) >= MAX_NUMBER:
             return error(404, "not_found", "no such picture")
-        count = await server.store.deck_count(set_id)
-        found = await server.store.deck_picture(set_id, int(raw) % count) if count else None
+        size = await server.store.picture_set_size(set_id)
+        found = await server.store.picture(set_id, int(raw) % size) if size else None
         if found is None:
             return error(404, "not_found", "no such picture")
         content, media_type = found

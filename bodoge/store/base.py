@@ -101,21 +101,21 @@ class Store(ABC):
         """The most recently finished tables, newest first."""
 
     @abstractmethod
-    async def add_deck(
-        self, deck_id: str, pictures: Sequence[tuple[bytes, str]], created_at: int
+    async def add_picture_set(
+        self, set_id: str, pictures: Sequence[tuple[bytes, str]], created_at: int
     ) -> None:
-        """Store an uploaded deck's pictures ``(content, media type)``, numbered from 0.
+        """Store a set of uploaded pictures ``(content, media type)``, numbered from 0.
 
-        Raises :class:`Conflict` if the deck id is taken.
+        Raises :class:`Conflict` if the set id is taken.
         """
 
     @abstractmethod
-    async def deck_count(self, deck_id: str) -> int:
-        """How many pictures the deck holds (0: no such deck)."""
+    async def picture_set_size(self, set_id: str) -> int:
+        """How many pictures the set holds (0: no such set)."""
 
     @abstractmethod
-    async def deck_picture(self, deck_id: str, n: int) -> tuple[bytes, str] | None:
-        """Picture ``n`` of a deck as ``(content, media type)``, or ``None``."""
+    async def picture(self, set_id: str, n: int) -> tuple[bytes, str] | None:
+        """Picture ``n`` of a set as ``(content, media type)``, or ``None``."""
 
     @abstractmethod
     async def close(self) -> None:

@@ -75,13 +75,28 @@ chat = sa.Table(
     sa.Column("at", sa.BigInteger, nullable=False),
 )
 
-# Pictures of uploaded (custom) decks, already checked and re-encoded: picture n of a deck.
-deck_images = sa.Table(
-    "deck_images",
+# Sets of uploaded pictures, already checked and redrawn (bodoge/server/pictures.py).  A set
+# is written once, whole, and never changes.  (Stores made before these two tables kept the
+# pictures in one table, deck_images; they are moved here when such a store is opened.)
+picture_sets = sa.Table(
+    "picture_sets",
     metadata,
-    sa.Column("deck_id", sa.String(64), primary_key=True),
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("size", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+)
+
+# Picture n of a set, from 0 to its size - 1.
+pictures = sa.Table(
+    "pictures",
+    metadata,
+    sa.Column(
+        "set_id",
+        sa.String(64),
+        sa.ForeignKey("picture_sets.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
     sa.Column("n", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("data", sa.LargeBinary, nullable=False),
     sa.Column("media_type", sa.String(32), nullable=False),
-    sa.Column("created_at", sa.BigInteger, nullable=False),
 )

@@ -82,7 +82,11 @@ def sqlite_url(data_dir: str | os.PathLike[str]) -> str:
 async def open_store(url: str) -> SqlStore:
     """Open (and create if needed) the store at ``url``."""
     store = SqlStore(url)
-    await store.start()
+    try:
+        await store.start()
+    except BaseException:
+        await store.close()  # the engine's connections, even if the schema could not be made
+        raise
     return store
 
 
@@ -174,15 +178,14 @@ _INSERT_CHAT = _Stmt(
     "INSERT INTO chat (table_id, line, player, name, text, at) VALUES (?, ?, ?, ?, ?, ?)"
 )
 _DELETE_CHAT = _Stmt("DELETE FROM chat WHERE table_id = ?")
-_INSERT_PICTURE = _Stmt(
-    "INSERT INTO deck_images (deck_id, n, data, media_type, created_at) VALUES (?, ?, ?, ?, ?)"
-)
+_INSERT_PICTURE_SET = _Stmt("INSERT INTO picture_sets (id, size, created_at) VALUES (?, ?, ?)")
+_INSERT_PICTURE = _Stmt("INSERT INTO pictures (set_id, n, data, media_type) VALUES (?, ?, ?, ?)")
 
 Op = tuple[_Stmt, tuple[Any, ...]]
 
 
 class _Write:
-    """One write: its statements, all about one thing (``key``: a table, a player, a deck).
+    """One write: its statements, all about one thing (``key``: a table, a player, a picture set).
 
     ``conflict`` is the message of the :class:`Conflict` raised if it breaks a uniqueness
     rule (the database's own message otherwise).
@@ -471,6 +474,7 @@ class SqlStore(Store):
         async with self.engine.begin() as conn:
             await conn.run_sync(schema.metadata.create_all)
             await conn.run_sync(_add_new_columns)
+            await conn.run_sync(_move_deck_images)
         if self._sqlite is not None:
             await self._sqlite.start()
         else:
@@ -732,33 +736,30 @@ class SqlStore(Store):
         conflict = f"table {line.table_id} already has chat line {line.line}"
         await self._write(_Write(("table", line.table_id), [(_INSERT_CHAT, row)], conflict))
 
-    # --- uploaded decks --------------------------------------------------------------
+    # --- uploaded pictures -----------------------------------------------------------
 
-    async def add_deck(
-        self, deck_id: str, pictures: Sequence[tuple[bytes, str]], created_at: int
+    async def add_picture_set(
+        self, set_id: str, pictures: Sequence[tuple[bytes, str]], created_at: int
     ) -> None:
-        ops: list[Op] = [
-            (_INSERT_PICTURE, (deck_id, n, data, media, created_at))
-            for n, (data, media) in enumerate(pictures)
+        ops: list[Op] = [(_INSERT_PICTURE_SET, (set_id, len(pictures), created_at))]
+        ops += [
+            (_INSERT_PICTURE, (set_id, n, data, media)) for n, (data, media) in enumerate(pictures)
         ]
-        await self._write(_Write(("deck", deck_id), ops, f"deck {deck_id} already exists"))
+        conflict = f"picture set {set_id} already exists"
+        await self._write(_Write(("picture set", set_id), ops, conflict))
 
-    async def deck_count(self, deck_id: str) -> int:
-        table = schema.deck_images
+    async def picture_set_size(self, set_id: str) -> int:
+        c = schema.picture_sets.c
         async with self.engine.connect() as conn:
-            count = await conn.scalar(
-                sa.select(sa.func.count()).select_from(table).where(table.c.deck_id == deck_id)
-            )
-        return int(count or 0)
+            size = await conn.scalar(sa.select(c.size).where(c.id == set_id))
+        return int(size or 0)
 
-    async def deck_picture(self, deck_id: str, n: int) -> tuple[bytes, str] | None:
-        table = schema.deck_images
+    async def picture(self, set_id: str, n: int) -> tuple[bytes, str] | None:
+        c = schema.pictures.c
         async with self.engine.connect() as conn:
             row = (
                 await conn.execute(
-                    sa.select(table.c.data, table.c.media_type).where(
-                        table.c.deck_id == deck_id, table.c.n == n
-                    )
+                    sa.select(c.data, c.media_type).where(c.set_id == set_id, c.n == n)
                 )
             ).first()
         return (bytes(row.data), row.media_type) if row else None
@@ -907,6 +908,30 @@ def _add_new_columns(conn: sa.Connection) -> None:
             if column.name not in have:
                 kind = column.type.compile(dialect=conn.dialect)
                 conn.execute(sa.text(f"ALTER TABLE {table.name} ADD COLUMN {column.name} {kind}"))
+
+
+def _move_deck_images(conn: sa.Connection) -> None:
+    """Move the pictures of a store made before picture sets into ``picture_sets`` and
+    ``pictures``, in the transaction that opens the store: all of them, or none and the
+    old table stays.  (Its rows were picture ``n`` of the set named ``deck_id``.)
+    """
+    if not sa.inspect(conn).has_table("deck_images"):
+        return
+    columns = ("deck_id", "n", "data", "media_type", "created_at")
+    old = sa.table("deck_images", *(sa.column(name) for name in columns)).c
+    sets = sa.select(old.deck_id, sa.func.count(), sa.func.min(old.created_at))
+    conn.execute(
+        schema.picture_sets.insert().from_select(
+            ["id", "size", "created_at"], sets.group_by(old.deck_id)
+        )
+    )
+    conn.execute(
+        schema.pictures.insert().from_select(
+            ["set_id", "n", "data", "media_type"],
+            sa.select(old.deck_id, old.n, old.data, old.media_type),
+        )
+    )
+    conn.execute(sa.text("DROP TABLE deck_images"))
 
 
 def _table(row: Any) -> TableRecord:

@@ -281,17 +281,6 @@ async def test_failed_writes_in_a_group_fail_alone(store: SqlStore) -> None:
     assert bundle.table.deadlines == {"0": 4}
 
 
-async def test_decks_round_trip_and_their_ids_are_unique(store: SqlStore) -> None:
-    pictures = [(b"\x89PNG\x00\xff", "image/png"), (b"RIFF\x00", "image/webp")]
-    await store.add_deck("d_1", pictures, 1)
-    assert await store.deck_count("d_1") == 2 and await store.deck_count("d_2") == 0
-    assert await store.deck_picture("d_1", 1) == pictures[1]
-    assert await store.deck_picture("d_1", 2) is None
-    with pytest.raises(Conflict, match="deck d_1 already exists"):
-        await store.add_deck("d_1", pictures[:1], 2)
-    assert await store.deck_count("d_1") == 2
-
-
 async def test_writes_are_refused_once_the_store_is_closed(store_url: str) -> None:
     store = await open_store(store_url)
     await store.close()
