@@ -22,7 +22,7 @@ from bodoge.server.config import Limits, ServerConfig
 from bodoge.server.connection import Connection
 from bodoge.server.service import Server
 from bodoge.store import sqlite_url
-from tests.server.relay_game import RelayGame
+from tests.games.relay.game import RelayGame
 
 JSON = Any
 

@@ -1,7 +1,7 @@
 """The table machinery in-process: clocks, turn limits, slow clients, store failures, memory.
 
 These drive :class:`~bodoge.server.connection.Connection` with frames directly
-(no sockets), on a test game with a rule clock (:mod:`tests.server.relay_game`).
+(no sockets), on a test game with a rule clock (:mod:`tests.games.relay.game`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from bodoge.server.config import Limits, ServerConfig
 from bodoge.server.service import Server
 from bodoge.store import Store, open_store, sqlite_url
 from bodoge.store.sql import SqlStore
-from tests.server.relay_game import RelayGame
+from tests.games.relay.game import RelayGame
 from tests.support.follow import Follower
 
 JSON = Any

@@ -14,8 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bodoge.core.errors import BadMove, GameError
-from bodoge.core.game import Event, Game
-from bodoge.games.illustori import kana
+from bodoge.core.game import Event
 from bodoge.games.illustori.events import (
     CardDrawn,
     CardPlayed,
@@ -40,107 +39,10 @@ from bodoge.games.illustori.moves import (
 from bodoge.games.illustori.options import hand_size
 from bodoge.games.illustori.rules import cards_in_play
 from bodoge.games.illustori.state import IllustoriState, VoteOutcome
+from tests.games.illustori.kit import Style, a_mistake, a_move
 
 GAME = IllustoriGame()
-KANA = "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわ"
-LETTERS = "abcdefghijklmnopqrstuvwxyz"
 SPAN = ", ".join
-
-
-# -- a player that picks random moves from its own view ---------------------------------
-
-
-@dataclasses.dataclass
-class Style:
-    """How a random table plays: chances of each kind of move."""
-
-    ok: float = 0.7  # a voter says OK
-    exchange: float = 0.1  # a turn exchanges instead of playing
-    penalty: float = 0.1  # a word ends with ん or repeats its head
-    kanji: float = 0.15  # a word in kanji, with its kana stated
-    timeout: float = 0.1  # the vote limit runs out (when the table has one)
-    mistake: float = 0.1  # a move that must be refused is tried first
-
-
-def a_word(
-    r: random.Random, heads: list[str], used: list[str], language: str, style: Style
-) -> dict[str, Any]:
-    """A word (and stated ends) that starts with one of ``heads`` (any letter if empty).
-
-    With ``style.penalty`` zero the word is never a penalty: its tail is not ``ん``,
-    not its head's letter and not a used joint (unless every letter is used: in a
-    long English game all 26 can be).
-    """
-    letters = LETTERS if language == "en" else KANA
-    head = r.choice(heads or list(letters))
-    plain = head if language == "en" else kana.base(head)
-    safe = [c for c in letters if c != plain and c not in used]
-    safe = safe or [c for c in letters if c != plain]
-    roll = r.random()
-    if roll < style.penalty / 2 and language == "ja":
-        tail = "ん"
-    elif roll < style.penalty:
-        tail = head
-    else:
-        tail = r.choice(safe)
-    if language == "en":
-        body = "".join(r.choices(LETTERS, k=r.randint(0, 4)))
-        return {"word": (head + body + tail).capitalize()}
-    if r.random() < style.kanji:
-        return {"word": r.choice(["猫", "東京", "夜空", "森"]), "head": head, "tail": tail}
-    middle = "".join(r.choices(KANA, k=r.randint(0, 3)))
-    return {"word": head + middle + tail + r.choice(["", "ー", "！"])}
-
-
-def a_mistake(game: Game, state: IllustoriState, r: random.Random) -> tuple[int | None, Any]:
-    """A move the game must refuse: out of turn, a card not held, a word that does not link..."""
-    seats = state.seats
-    acting = game.to_act(state)
-    idle = [s for s in range(seats) if s not in acting]
-    choices: list[tuple[int | None, Any]] = [
-        (r.randrange(seats), Exchange(())),
-        (r.randrange(seats), PlayCard(r.randrange(state.options.deck_size), "")),
-        (seats, Vote(True)),
-        (None, FirstWord("よる")),
-    ]
-    if idle:
-        choices.append((r.choice(idle), Vote(True)))
-        choices.append((r.choice(idle), Exchange((r.randrange(state.options.deck_size),))))
-    if state.phase == "vote" and state.pending is not None:
-        choices.append((state.pending.seat, Vote(False)))
-    if state.phase == "play":
-        seat = state.turn
-        others = [c for s in range(seats) if s != seat for c in state.hands[s]]
-        if others:
-            choices.append((seat, PlayCard(r.choice(others), "よる")))
-        hand = state.hands[seat]
-        choices.append((seat, Exchange((hand[0], hand[0]))))
-        if state.options.language == "ja" and state.current is not None:
-            wrong = next(k for k in KANA if k not in state.current.next_heads)
-            choices.append((seat, PlayCard(hand[0], wrong + "るい")))
-    if not state.options.vote_limit:
-        choices.append((None, VoteTimeout()))
-    return r.choice(choices)
-
-
-def a_move(game: Game, state: IllustoriState, r: random.Random, style: Style) -> tuple[Any, Any]:
-    """A random move a player (or the vote clock) could make, chosen from the seat's view."""
-    acting = sorted(game.to_act(state))
-    if state.phase == "vote":
-        if game.clock(state) is not None and r.random() < style.timeout:
-            return None, VoteTimeout()
-        seat = r.choice(acting)
-        return seat, Vote(r.random() < style.ok)
-    seat = acting[0]
-    view = game.view(state, seat)
-    language = view["options"]["language"]
-    if view["phase"] == "first_word":
-        return seat, FirstWord(**a_word(r, [], [], language, style))
-    hand = view["hand"]
-    if r.random() < style.exchange:
-        return seat, Exchange(tuple(r.sample(hand, r.randint(1, len(hand)))))
-    word = a_word(r, view["next_heads"], view["used_joints"], language, style)
-    return seat, PlayCard(r.choice(hand), **word)
 
 
 @dataclasses.dataclass

@@ -1,0 +1,1 @@
+"""Relay: a tiny game that exists only for tests (:mod:`tests.games.relay.game`)."""
