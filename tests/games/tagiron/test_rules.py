@@ -33,7 +33,6 @@ def test_two_player_setup() -> None:
 def test_first_player_comes_from_the_seed() -> None:
     firsts = {new(2, seed).first for seed in range(40)}
     assert firsts == {0, 1}
-    assert new(2, 7) == new(2, 7)
 
 
 def test_a_question_is_answered_by_the_opponent_or_both_when_shared() -> None:
@@ -350,16 +349,6 @@ def test_options_are_checked() -> None:
 def test_malformed_json_moves(data) -> None:
     with pytest.raises(BadMove):
         GAME.move_from_json(data)
-
-
-def test_moves_round_trip_through_json() -> None:
-    for move in (
-        Ask("red_sum"),
-        Ask("where_8or9", 9),
-        Declare(("R1", "B2", "G5", "G5", "B9")),
-        Pass(),
-    ):
-        assert GAME.move_from_json(GAME.move_to_json(move)) == move
 
 
 # --- views ---------------------------------------------------------------------
