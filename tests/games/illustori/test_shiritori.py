@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import json
 import string
 
@@ -447,10 +446,6 @@ def test_judgement_is_frozen_and_serialises() -> None:
     }
     assert json.loads(json.dumps(data)) == data
     assert type(j.reason) is str
-
-
-def test_shiritori_docstring_examples() -> None:
-    assert doctest.testmod(shiritori).failed == 0
 
 
 # --- properties ---------------------------------------------------------------------

@@ -6,7 +6,6 @@ the reading of any single kana fails a test that names it.
 
 from __future__ import annotations
 
-import doctest
 import unicodedata
 
 import pytest
@@ -206,7 +205,3 @@ def test_not_kana_letters(char: str) -> None:
     assert kana.letter(char) is None
     assert kana.base(char) is None
     assert kana.family(char) == frozenset()
-
-
-def test_kana_docstring_examples() -> None:
-    assert doctest.testmod(kana).failed == 0

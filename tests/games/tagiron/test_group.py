@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import doctest
 import random
 
 import numpy as np
 import pytest
 
-from bodoge.games.tagiron import group, rivals
 from bodoge.games.tagiron.bots import make_bot
 from bodoge.games.tagiron.group import (
     FLOOR,
@@ -39,11 +37,6 @@ def old_threshold(p: float) -> bool:
 
 def only_when_certain(p: float) -> bool:
     return p >= 1.0
-
-
-@pytest.mark.parametrize("module", [group, rivals])
-def test_the_examples_in_the_docstrings_hold(module) -> None:
-    assert doctest.testmod(module).failed == 0
 
 
 # --- whole games ------------------------------------------------------------------------
