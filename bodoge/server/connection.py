@@ -260,7 +260,7 @@ class Connection:
             return
         if self.player is None:
             raise ProtocolError("need_hello", "say hello first")
-        handler = getattr(self, "_" + req.type.replace(".", "_"))
+        handler = HANDLERS[req.type]
         if req.id is not None and req.type in REMEMBERED:
             reply, new = self.server.recent.begin(self.player.id, req.data)
             if not new:  # a retry: the first reply again, nothing run twice
@@ -272,7 +272,7 @@ class Connection:
                     ) from None
                 return
             self._retry = (reply, req.id)
-        await handler(req, self.player)
+        await handler(self, req, self.player)
 
     def _refuse_crowd(self, message: str, req: Request | None = None) -> None:
         self.error(req, "too_many_connections", message)
@@ -379,3 +379,26 @@ class Connection:
 
     async def _call(self, req: Request, command: str, *args: Any) -> Any:
         return await self.server.tables.call(req.table(), command, *args)
+
+
+Handler = Callable[[Connection, Request, Player], Awaitable[None]]
+
+#: The handler of each request a client may send once it said ``hello`` (``ping`` and
+#: ``hello`` themselves are answered before: they need no player).  ``Request.parse``
+#: refuses any other type, so every type that gets this far has a handler here.
+HANDLERS: dict[str, Handler] = {
+    "rename": Connection._rename,
+    "lobby.subscribe": Connection._lobby_subscribe,
+    "lobby.unsubscribe": Connection._lobby_unsubscribe,
+    "table.create": Connection._table_create,
+    "table.join": Connection._table_join,
+    "table.leave": Connection._table_leave,
+    "table.add_bot": Connection._table_add_bot,
+    "table.remove_bot": Connection._table_remove_bot,
+    "table.start": Connection._table_start,
+    "table.open": Connection._table_open,
+    "table.close": Connection._table_close,
+    "move": Connection._move,
+    "chat": Connection._chat,
+    "assist": Connection._assist,
+}

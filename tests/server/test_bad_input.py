@@ -11,6 +11,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from bodoge.server.connection import HANDLERS
+from bodoge.server.protocol import CLIENT_MESSAGES
 from tests.server.tagiron_play import random_move
 from tests.support.client import Client
 from tests.support.live_server import LiveServer
@@ -53,6 +55,10 @@ async def test_unknown_types_and_fields_get_bad_message_with_the_id(ann: Client)
     assert (await _error(ann))["code"] == "bad_message"
     await ann.send({"type": "ping", "id": {"nested": True}})
     assert (await _error(ann))["code"] == "bad_message"
+
+
+def test_every_client_message_after_hello_has_a_handler() -> None:
+    assert set(HANDLERS) == set(CLIENT_MESSAGES) - {"ping", "hello"}
 
 
 async def test_oversized_messages_get_too_large(ann: Client, live_server: LiveServer) -> None:
