@@ -19,7 +19,7 @@ from bodoge.core.errors import GameError
 from bodoge.server.identity import Player, check_text
 from bodoge.server.protocol import ProtocolError, Request, encode
 from bodoge.server.replies import REMEMBERED
-from bodoge.server.table import Reply, TableGone
+from bodoge.server.table import Args, LiveTable, R, Reply, TableGone
 
 if TYPE_CHECKING:
     from bodoge.server.service import Server
@@ -328,25 +328,27 @@ class Connection:
         )
 
     async def _table_join(self, req: Request, player: Player) -> None:
-        await self._call(req, "join", player.id, req.opt_int("seat"), self.reply_to(req))
+        await self._call(req, LiveTable.join, player.id, req.opt_int("seat"), self.reply_to(req))
 
     async def _table_leave(self, req: Request, player: Player) -> None:
-        await self._call(req, "leave", player.id, self.reply_to(req))
+        await self._call(req, LiveTable.leave, player.id, self.reply_to(req))
 
     async def _table_add_bot(self, req: Request, player: Player) -> None:
         seat, level = req.int("seat"), req.str("level")
-        await self._call(req, "add_bot", player.id, seat, level, self.reply_to(req))
+        await self._call(req, LiveTable.add_bot, player.id, seat, level, self.reply_to(req))
 
     async def _table_remove_bot(self, req: Request, player: Player) -> None:
-        await self._call(req, "remove_bot", player.id, req.int("seat"), self.reply_to(req))
+        await self._call(req, LiveTable.remove_bot, player.id, req.int("seat"), self.reply_to(req))
 
     async def _table_start(self, req: Request, player: Player) -> None:
-        await self._call(req, "begin", player.id, self.reply_to(req))
+        await self._call(req, LiveTable.begin, player.id, self.reply_to(req))
 
     async def _table_open(self, req: Request, player: Player) -> None:
         table_id = req.table()
         since, chat_since = req.opt_int("since"), req.opt_int("chat_since")
-        await self._call(req, "open", self, player.id, since, chat_since, self.reply_to(req))
+        await self._call(
+            req, LiveTable.open, self, player.id, since, chat_since, self.reply_to(req)
+        )
         self.opened.add(table_id)
 
     async def _table_close(self, req: Request, player: Player) -> None:
@@ -362,22 +364,25 @@ class Connection:
         move = req.opt_object("move")
         if move is None:
             raise ProtocolError("bad_message", "move needs a move object")
-        await self._call(req, "move", player.id, move, self.reply_to(req))
+        await self._call(req, LiveTable.move, player.id, move, self.reply_to(req))
 
     async def _chat(self, req: Request, player: Player) -> None:
         text = check_text(req.data.get("text"), self.limits.chat_chars)
-        await self._call(req, "say", player.id, player.name, text, self.reply_to(req))
+        await self._call(req, LiveTable.say, player.id, player.name, text, self.reply_to(req))
 
     async def _assist(self, req: Request, player: Player) -> None:
         table_id = req.table()
-        n, seat, view = await self._call(req, "view_for_assist", player.id)
+        n, seat, view = await self._call(req, LiveTable.view_for_assist, player.id)
         game = (await self.server.tables.get(table_id)).game
         analysis = await self.server.bots.assist(game.id, view, seat)
         if analysis is None:
             raise ProtocolError("no_assistant", f"{game.id} has no assistant")
         self.reply_to(req)({"type": "assist", "table": table_id, "n": n, "analysis": analysis})
 
-    async def _call(self, req: Request, command: str, *args: Any) -> Any:
+    async def _call(
+        self, req: Request, command: Callable[[LiveTable, *Args], Awaitable[R]], *args: *Args
+    ) -> R:
+        """Run ``command`` (a :class:`LiveTable` method) on the request's table, in its task."""
         return await self.server.tables.call(req.table(), command, *args)
 
 

@@ -17,7 +17,7 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, TypeVarTuple
 
 from bodoge.core.errors import GameError, GameFinished, NotYourTurn
 from bodoge.core.game import Clock, Event, Game, Move, Seat
@@ -39,6 +39,9 @@ log = logging.getLogger(__name__)
 
 JSON = Any
 Reply = Callable[[dict[str, JSON]], None]
+#: A command's arguments and result: ``call(command, *args)`` is typed as ``command(*args)``.
+Args = TypeVarTuple("Args")
+R = TypeVar("R")
 
 
 class TableGone(Exception):
@@ -182,15 +185,15 @@ class LiveTable:
             self._ask_bots()
             await self._watched()
 
-    async def call(self, command: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+    async def call(self, command: Callable[[*Args], Awaitable[R]], *args: *Args) -> R:
         """Run ``command(*args)`` in the table's task and return its result."""
         if self._closed:
             raise TableGone(self.id)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[R] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait((command, args, future))
         return await future
 
-    def post(self, command: Callable[..., Awaitable[Any]], *args: Any) -> None:
+    def post(self, command: Callable[[*Args], Awaitable[object]], *args: *Args) -> None:
         """Queue ``command(*args)`` without waiting for it."""
         if not self._closed:
             self._queue.put_nowait((command, args, None))

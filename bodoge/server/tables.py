@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any
 
 from bodoge.core.errors import BadOptions
@@ -24,7 +24,7 @@ from bodoge.server.lobby import Lobby
 from bodoge.server.protocol import TABLE_ID, ProtocolError, now_ms
 from bodoge.server.settings import parse_settings
 from bodoge.server.stats import Counters
-from bodoge.server.table import LiveTable, Reply, TableGone
+from bodoge.server.table import Args, LiveTable, R, Reply, TableGone
 from bodoge.store import SeatRecord, Store, TableRecord
 
 log = logging.getLogger(__name__)
@@ -112,12 +112,19 @@ class Tables:
             self.lobby.changed(table)
         return table
 
-    async def call(self, table_id: str, command: str, *args: Any) -> Any:
-        """Run one of a table's commands in its task (finding the table again if it left)."""
+    async def call(
+        self, table_id: str, command: Callable[[LiveTable, *Args], Awaitable[R]], *args: *Args
+    ) -> R:
+        """Run ``command(table, *args)`` in the table's task (finding the table again if it left).
+
+        ``command`` is one of :class:`LiveTable`'s methods, named through the class
+        (``LiveTable.join``): the table it runs on is looked up here, and looked up
+        again if it left memory meanwhile.
+        """
         for _ in range(5):
             table = await self.get(table_id)
             try:
-                return await table.call(getattr(table, command), *args)
+                return await table.call(command, table, *args)
             except TableGone:
                 continue
         raise ProtocolError("internal_error", "the table kept moving; try again")
@@ -129,7 +136,7 @@ class Tables:
             try:
                 before = now_ms() - round(config.abandon_seconds * 1000)
                 for table_id in await self.store.unwatched_tables(before):
-                    await self.call(table_id, "abandon")
+                    await self.call(table_id, LiveTable.abandon)
             except Exception:
                 log.exception("looking for abandoned games failed")
             await asyncio.sleep(config.sweep_seconds)
