@@ -15,9 +15,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar, TypeVarTuple
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, TypeVarTuple
 
 from bodoge.core.errors import GameError, GameFinished, NotYourTurn
 from bodoge.core.game import Clock, Event, Game, Move, Seat
@@ -28,12 +28,22 @@ from bodoge.server.protocol import ProtocolError, encode, iso, now_ms
 from bodoge.server.render import Facts, Step
 from bodoge.server.settings import TableSettings, settings_from_json
 from bodoge.server.timers import Alarm, next_clock_deadline, next_deadlines
-from bodoge.store import ChatRecord, MoveRecord, SeatRecord, TableBundle, TableRecord, Timers
+from bodoge.store import (
+    ChatRecord,
+    MoveRecord,
+    PlayerRecord,
+    SeatRecord,
+    Store,
+    TableBundle,
+    TableRecord,
+    Timers,
+)
 from bodoge.store.records import Actor, TableStatus
 
 if TYPE_CHECKING:
+    from bodoge.server.config import ServerConfig
     from bodoge.server.identity import Player
-    from bodoge.server.tables import Tables
+    from bodoge.server.stats import Counters
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +56,47 @@ R = TypeVar("R")
 
 class TableGone(Exception):
     """The table left memory (finished and unwatched, or deleted); look it up again."""
+
+
+class TableHost(Protocol):
+    """What a live table needs of the server around it (:class:`~bodoge.server.tables.Tables`).
+
+    A table reads its limits from ``config``, writes its history to ``store``
+    and counts its moves in ``counters``; everything else it asks of the server
+    is one of these methods.
+    """
+
+    @property
+    def config(self) -> ServerConfig: ...
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def counters(self) -> Counters: ...
+
+    def player(self, player_id: str) -> Player | None:
+        """The player, if something (a connection, a table) holds it in memory."""
+
+    def remember(self, record: PlayerRecord) -> Player:
+        """The stored player, held in memory from now on while the table holds it."""
+
+    def show_in_lobby(self, table: LiveTable) -> None:
+        """The table's summary changed: the lobby shows it again (drops it once finished)."""
+
+    def remove_from_lobby(self, table_id: str) -> None:
+        """The lobby stops showing the table (deleted, or out of memory while it runs)."""
+
+    def forget(self, table: LiveTable) -> None:
+        """The table left memory: whoever needs it again loads it from the store."""
+
+    async def bot_move(
+        self, game_id: str, level: str, view: Mapping[str, JSON], seat: Seat, seed: int
+    ) -> dict[str, JSON] | None:
+        """A bot's move for ``seat`` (``None``: it has none), thought out off the event loop."""
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run a background job (a bot thinking) that the table's task does not wait for."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +121,7 @@ class ChatLine:
 class LiveTable:
     """A table in memory.  Use :meth:`call` (or :meth:`post`) for everything that changes it."""
 
-    def __init__(self, host: Tables, game: Game, record: TableRecord, seats: list[SeatRecord]):
+    def __init__(self, host: TableHost, game: Game, record: TableRecord, seats: list[SeatRecord]):
         self.host = host
         self.game = game
         self.id = record.id
@@ -148,10 +199,10 @@ class LiveTable:
     # --- bringing a table back ------------------------------------------------
 
     @classmethod
-    def restore(cls, host: Tables, game: Game, bundle: TableBundle) -> LiveTable:
+    def restore(cls, host: TableHost, game: Game, bundle: TableBundle) -> LiveTable:
         """The table exactly as stored: its moves replayed, its timers as they were."""
         table = cls(host, game, bundle.table, list(bundle.seats))
-        table.people = {r.id: host.players.remember(r) for r in bundle.players.values()}
+        table.people = {r.id: host.remember(r) for r in bundle.players.values()}
         for record in bundle.chat:
             table.chat.append(
                 ChatLine(record.line, record.player, record.name, record.text, record.at)
@@ -269,14 +320,14 @@ class LiveTable:
             await self._delete()
             return
         if self.status == "playing":
-            self.host.lobby.removed(self.id)
+            self.host.remove_from_lobby(self.id)
         self._close()
 
     async def _delete(self) -> None:
         """A waiting table nobody will play any more: gone from the store and the lobby."""
         await self.host.store.delete_table(self.id)
         self.audience.send_all({"type": "table.removed", "table": self.id})
-        self.host.lobby.removed(self.id)
+        self.host.remove_from_lobby(self.id)
         self._close()
 
     def _close(self) -> None:
@@ -344,7 +395,7 @@ class LiveTable:
     def _seats_changed(self) -> None:
         self._summary = None
         self.audience.send_all(self._seats_message())
-        self.host.lobby.changed(self)
+        self.host.show_in_lobby(self)
 
     def _seats_message(self) -> dict[str, JSON]:
         return {
@@ -505,7 +556,7 @@ class LiveTable:
         seats[seat] = SeatRecord(seat, "human", player_id)
         host = self.host_player or player_id
         await self.host.store.save_seats(self.id, seats, host)
-        player = self.host.players.get(player_id)  # held by the connection that asks
+        player = self.host.player(player_id)  # held by the connection that asks
         if player is not None:
             self.people[player_id] = player
         self.seats, self.host_player = seats, host
@@ -774,7 +825,7 @@ class LiveTable:
             try:
                 if delay:
                     await asyncio.sleep(delay)
-                move = await self.host.bots.act(self.game.id, level, view, seat, seed)
+                move = await self.host.bot_move(self.game.id, level, view, seat, seed)
             except Exception:
                 log.exception("table %s: the %s bot for seat %d failed", self.id, level, seat)
                 return

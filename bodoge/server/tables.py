@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any
 
 from bodoge.core.errors import BadOptions
-from bodoge.core.game import Game
+from bodoge.core.game import Game, Seat
 from bodoge.core.values import is_whole
 from bodoge.server.bots import BotRunner
 from bodoge.server.config import ServerConfig
@@ -25,7 +25,7 @@ from bodoge.server.protocol import TABLE_ID, ProtocolError, now_ms
 from bodoge.server.settings import parse_settings
 from bodoge.server.stats import Counters
 from bodoge.server.table import Args, LiveTable, R, Reply, TableGone
-from bodoge.store import SeatRecord, Store, TableRecord
+from bodoge.store import PlayerRecord, SeatRecord, Store, TableRecord
 
 log = logging.getLogger(__name__)
 
@@ -56,15 +56,36 @@ class Tables:
         self._loading: dict[str, asyncio.Task[LiveTable | None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
 
+    # --- what a live table asks of the server (TableHost) -------------------------------
+
+    def player(self, player_id: str) -> Player | None:
+        return self.players.get(player_id)
+
+    def remember(self, record: PlayerRecord) -> Player:
+        return self.players.remember(record)
+
+    def show_in_lobby(self, table: LiveTable) -> None:
+        self.lobby.changed(table)
+
+    def remove_from_lobby(self, table_id: str) -> None:
+        self.lobby.removed(table_id)
+
+    def forget(self, table: LiveTable) -> None:
+        if self.live.get(table.id) is table:
+            del self.live[table.id]
+
+    async def bot_move(
+        self, game_id: str, level: str, view: Mapping[str, JSON], seat: Seat, seed: int
+    ) -> dict[str, JSON] | None:
+        return await self.bots.act(game_id, level, view, seat, seed)
+
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         """Run a background job (a bot thinking), keeping a reference until it ends."""
         task = asyncio.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def forget(self, table: LiveTable) -> None:
-        if self.live.get(table.id) is table:
-            del self.live[table.id]
+    # --- tables ---------------------------------------------------------------------------
 
     async def restore_open(self) -> int:
         """Bring back every waiting and playing table after a (re)start."""
