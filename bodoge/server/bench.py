@@ -122,8 +122,7 @@ class Stats:
     lags: list[float] = field(default_factory=list)
     #: Bytes of each ``event`` frame received while measuring.
     event_bytes: list[int] = field(default_factory=list)
-    #: Event frames carrying the whole ``view``, and those carrying a ``patch``.
-    whole_views: int = 0
+    #: Event frames carrying a ``patch`` (the others carry the whole ``view``).
     patches: int = 0
 
 
@@ -242,8 +241,6 @@ class TableRun:
                 self.stats.event_bytes.append(size)
                 if "patch" in message:
                     self.stats.patches += 1
-                elif "view" in message:
-                    self.stats.whole_views += 1
             n = message["n"]
             if message["seat"] != index and n in self.missing:
                 self.missing[n] -= 1

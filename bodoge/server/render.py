@@ -169,9 +169,9 @@ def replay(
 ) -> Iterator[tuple[Any, Step | None, tuple[Event, ...]]]:
     """Every state of a game from its history, with the events of the step that led to it.
 
-    First ``(setup, None, ())``, then one triple per step.  This is the one way
-    a table is replayed: brought back after a restart, caught up, or shown as a
-    history.
+    First ``(setup, None, ())``, then one triple per step: what a catch-up and a
+    history walk through.  A table brought back after a restart needs only its
+    last state, which the contract's ``Game.replay`` gives.
     """
     state = game.setup(options, seats, seed)
     yield state, None, ()

@@ -8,10 +8,6 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Coroutine
-from typing import Any
-
 from bodoge.games import registry
 from bodoge.server.admission import Admission
 from bodoge.server.bots import BotRunner
@@ -35,7 +31,6 @@ class Server:
         limits = config.limits
         self.admission = Admission(limits.connections_per_address, limits.connections_per_player)
         self.recent = RecentReplies(limits.retry_seconds)
-        self._tasks: set[asyncio.Task[Any]] = set()
         self._stopped = False
         self.counters = Counters()
 
@@ -48,23 +43,16 @@ class Server:
             self.config, self.store, self.players, self.bots, self.lobby, self.games, self.counters
         )
         await self.tables.restore_open()
-        self.spawn(self.tables.sweep())
+        self.tables.spawn(self.tables.sweep())
         self.bots.warm_up()
 
     async def stop(self) -> None:
         if self._stopped:
             return
         self._stopped = True
-        await self.tables.close()
-        for task in list(self._tasks):
-            task.cancel()
+        await self.tables.close()  # and with them the sweep
         await self.bots.close()
         await self.store.close()
-
-    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
-        task = asyncio.create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
     def connect(self, transport: Transport, address: str | None = None) -> Connection:
         return Connection(self, transport, address)

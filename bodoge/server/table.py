@@ -212,11 +212,11 @@ class LiveTable:
             table.steps = [
                 Step(r.n, r.seat, game.move_from_json(r.move), r.at, r.actor) for r in bundle.moves
             ]
-            for state, _, _ in table.replay():
-                table.state = state
+            moves = [(step.seat, step.move) for step in table.steps]
+            table.state = game.replay(table.options, len(table.seats), table.seed, moves)
             if table.status == "playing":
                 table.deadlines = {int(s): at for s, at in bundle.table.deadlines.items()}
-                table.clock = game.clock(state)
+                table.clock = game.clock(table.state)
                 if table.clock is not None:
                     table.clock_deadline = bundle.table.clock_deadline or now_ms() + round(
                         table.clock.seconds * 1000

@@ -80,7 +80,7 @@ class Tables:
         return await self.bots.act(game_id, level, view, seat, seed)
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
-        """Run a background job (a bot thinking), keeping a reference until it ends."""
+        """Run a background job (a bot thinking, the sweep), cancelled by :meth:`close`."""
         task = asyncio.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
