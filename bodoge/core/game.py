@@ -23,10 +23,11 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import ClassVar, Generic, TypeVar
+
+from bodoge.core.values import JSON
 
 Seat = int
-JSON = Any
 
 
 class Move:

@@ -6,7 +6,6 @@ import inspect
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -26,7 +25,6 @@ from bodoge.server.service import Server
 from bodoge.server.stats import GC, Counters
 from bodoge.server.table import LiveTable
 
-JSON = Any
 WEB_STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 
 # Shown only while the front-end is not installed.

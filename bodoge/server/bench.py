@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-JSON = Any
+from bodoge.core.values import JSON
 
 #: The source tree this bench belongs to (the "new" side of an A/B).
 HERE = Path(__file__).resolve().parents[2]

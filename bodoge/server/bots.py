@@ -20,14 +20,14 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from bodoge.core.game import Bot, Game
 from bodoge.core.rng import rng
+from bodoge.core.values import JSON
 
 log = logging.getLogger(__name__)
 
-JSON = Any
 T = TypeVar("T")
 
 #: How often a worker checks that the server that started it is still alive.

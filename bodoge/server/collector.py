@@ -33,9 +33,8 @@ import asyncio
 import gc
 import os
 from pathlib import Path
-from typing import Any
 
-JSON = Any
+from bodoge.core.values import JSON
 
 #: Seconds between two young passes of our own.
 YOUNG_SECONDS = 0.05

@@ -13,9 +13,10 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from bodoge.core.errors import GameError
+from bodoge.core.values import JSON
 from bodoge.server.identity import Player, check_text
 from bodoge.server.protocol import ProtocolError, Request, encode
 from bodoge.server.replies import REMEMBERED
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-JSON = Any
 Frame = str | bytes | None
 
 #: How long a retry waits for the first request's reply when that is still being handled.

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
 from bodoge.core.game import Seat
+from bodoge.core.values import JSON
 from bodoge.server.protocol import encode
-
-JSON = Any
 
 
 class Subscriber(Protocol):

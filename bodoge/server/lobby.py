@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from bodoge.core.values import JSON
 from bodoge.server.fanout import Subscriber
 from bodoge.server.protocol import encode
 
 if TYPE_CHECKING:
     from bodoge.server.table import LiveTable
-
-JSON = Any
 
 
 class Lobby:

@@ -17,13 +17,10 @@ import re
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
 
 import orjson
 
-from bodoge.core.values import is_whole
-
-JSON = Any
+from bodoge.core.values import JSON, is_whole
 
 #: Messages a client sends, with the fields each accepts (besides ``type`` and ``id``).
 CLIENT_MESSAGES: dict[str, frozenset[str]] = {

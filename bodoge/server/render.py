@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from bodoge.core.game import Event, Game, Move, Seat
+from bodoge.core.values import JSON
 from bodoge.server import viewdiff
 from bodoge.server.protocol import iso
 
-JSON = Any
 Facts = dict[str, JSON]
 
 FACT_KEYS = ("to_act", "may_act", "deadlines", "clock", "result")

@@ -28,9 +28,8 @@ import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-JSON = Any
+from bodoge.core.values import JSON
 
 #: Requests that change something; reading ones (``table.open``, ``assist``…) are simply run again.
 REMEMBERED = frozenset(

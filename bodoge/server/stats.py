@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import gc
 import time
-from typing import Any
 
-JSON = Any
+from bodoge.core.values import JSON
 
 #: Pauses at least this long (seconds) are kept one by one, the last :data:`KEPT` of them.
 LONG_PAUSE = 0.001

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, TypeVarTuple
 from bodoge.core.errors import GameError, GameFinished, NotYourTurn
 from bodoge.core.game import Clock, Event, Game, Move, Seat
 from bodoge.core.rng import derive_seed
+from bodoge.core.values import JSON
 from bodoge.server import render
 from bodoge.server.fanout import Audience, Subscriber
 from bodoge.server.protocol import ProtocolError, encode, iso, now_ms
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-JSON = Any
 Reply = Callable[[dict[str, JSON]], None]
 #: A command's arguments and result: ``call(command, *args)`` is typed as ``command(*args)``.
 Args = TypeVarTuple("Args")

@@ -16,7 +16,7 @@ from typing import Any
 
 from bodoge.core.errors import BadOptions
 from bodoge.core.game import Game, Seat
-from bodoge.core.values import is_whole
+from bodoge.core.values import JSON, is_whole
 from bodoge.server.bots import BotRunner
 from bodoge.server.config import ServerConfig
 from bodoge.server.identity import Player, Players, new_id
@@ -29,7 +29,6 @@ from bodoge.store import PlayerRecord, SeatRecord, Store, TableRecord
 
 log = logging.getLogger(__name__)
 
-JSON = Any
 # Seeds travel to browsers as JSON numbers (replays): keep them exact in JavaScript.
 MAX_SEED = 2**53
 

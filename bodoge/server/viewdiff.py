@@ -24,9 +24,9 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-JSON = Any
+from bodoge.core.values import JSON
+
 Op = dict[str, JSON]
 
 

@@ -8,9 +8,10 @@ database.  JSON fields hold what the game's ``options_json`` and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-JSON = Any
+from bodoge.core.values import JSON
+
 SeatKind = Literal["empty", "human", "bot"]
 TableStatus = Literal["waiting", "playing", "finished"]
 #: Who made a stored move: the seat's player, its bot, the timeout bot or the table's clock.

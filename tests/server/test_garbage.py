@@ -14,17 +14,15 @@ import gc
 import json
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from bodoge.core.values import JSON
 from bodoge.server.config import Limits, ServerConfig
 from bodoge.server.connection import Connection
 from bodoge.server.service import Server
 from bodoge.store import sqlite_url
 from tests.games.relay.game import RelayGame
-
-JSON = Any
 
 
 class Transport:

@@ -23,12 +23,12 @@ import bodoge.core
 import bodoge.games
 from bodoge.core.errors import GameError
 from bodoge.core.game import Game
+from bodoge.core.values import JSON
 from bodoge.games import registry as games
 from bodoge.server.protocol import CLIENT_MESSAGES, ERRORS, SERVER_MESSAGES
 from tests.support import schema
 from tests.support.schema import BASE, SCHEMA_DIR, FrameChecker, validate
 
-JSON = Any
 GAME_FILES = {"options.json", "move.json", "view.json", "event.json", "result.json"}
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from bodoge.core.values import JSON
 from bodoge.server import settings as settings_module
 from bodoge.server.config import Limits, ServerConfig
 from bodoge.server.service import Server
@@ -24,8 +25,6 @@ from bodoge.store import Store, open_store, sqlite_url
 from bodoge.store.sql import SqlStore
 from tests.games.relay.game import RelayGame
 from tests.support.follow import Follower
-
-JSON = Any
 
 
 class FakeTransport:

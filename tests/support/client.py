@@ -12,15 +12,14 @@ import asyncio
 import itertools
 import json
 from collections.abc import Callable
-from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from bodoge.core.values import JSON
 from tests.support.follow import Follower
 from tests.support.schema import FrameChecker
 
-JSON = Any
 Message = dict[str, JSON]
 
 

@@ -9,12 +9,10 @@ can read any frame as the state it led to.
 
 from __future__ import annotations
 
-from typing import Any
-
+from bodoge.core.values import JSON
 from bodoge.server import viewdiff
 from bodoge.server.render import FACT_KEYS
 
-JSON = Any
 Message = dict[str, JSON]
 
 

@@ -37,6 +37,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from bodoge.core.errors import GameError
+from bodoge.core.values import JSON
 from bodoge.games import registry
 from bodoge.server.config import Limits
 from bodoge.server.protocol import CLIENT_MESSAGES, CLOSE_CODES, ERRORS, SERVER_MESSAGES
@@ -44,7 +45,6 @@ from bodoge.server.replies import REMEMBERED
 from tests.support.jsonpatch import PatchError, apply_patch
 from tests.support.live_server import LiveServer
 
-JSON = Any
 Message = dict[str, JSON]
 
 LIMITS = Limits()

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from hypothesis import strategies as st
 
+from bodoge.core.values import JSON
 from bodoge.games.illustori.options import _KEYS as ILLUSTORI_OPTIONS
 from bodoge.games.tagiron.cards import CARDS
 from bodoge.games.tagiron.tiles import ALL_TILES, sort_key
@@ -48,7 +49,6 @@ from tests.support.fuzz import (
 if TYPE_CHECKING:
     from tests.support.fuzz import Conn, Fuzzer
 
-JSON = Any
 Message = dict[str, JSON]
 
 LEVELS = {"tagiron": ("easy", "normal", "expert"), "illustori": ("easy", "normal")}

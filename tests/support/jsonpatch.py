@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Any
 
-JSON = Any
+from bodoge.core.values import JSON
 
 
 class PatchError(ValueError):

@@ -27,7 +27,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from jsonschema import Draft202012Validator, TypeChecker, validators
 from jsonschema.exceptions import ValidationError, relevance
@@ -35,9 +34,8 @@ from jsonschema.protocols import Validator
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
+from bodoge.core.values import JSON
 from tests.support.jsonpatch import PatchError, apply_patch
-
-JSON = Any
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_DIR = ROOT / "docs" / "schema"

@@ -9,12 +9,11 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from bodoge.core.errors import BadMove, BadOptions, GameFinished, IllegalMove, NotYourTurn
 from bodoge.core.game import Bot, Clock, Event, Game, Move, Result, Seat
-
-JSON = Any
+from bodoge.core.values import JSON
 
 
 @dataclass(frozen=True)
