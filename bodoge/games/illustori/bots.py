@@ -40,10 +40,11 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from bodoge.core.errors import BadOptions
 from bodoge.core.game import Bot, Seat
+from bodoge.core.values import JSON
 from bodoge.games.illustori import shiritori
 from bodoge.games.illustori.cards import card
 from bodoge.games.illustori.moves import Exchange, FirstWord, IllustoriMove, PlayCard, Vote
@@ -71,8 +72,6 @@ __all__ = [
     "Table",
     "make_bot",
 ]
-
-JSON = Any
 
 
 @dataclass(frozen=True)

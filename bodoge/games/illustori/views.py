@@ -9,9 +9,8 @@ what, nor even who has voted: only how many votes are in, and the counts.
 
 from __future__ import annotations
 
-from typing import Any
-
 from bodoge.core.game import Event
+from bodoge.core.values import JSON
 from bodoge.games.illustori.events import (
     CardDrawn,
     CardPlayed,
@@ -29,10 +28,8 @@ from bodoge.games.illustori.options import VOTE_SECONDS, options_to_json
 from bodoge.games.illustori.rules import result, to_act
 from bodoge.games.illustori.state import IllustoriState, VoteOutcome
 
-JSON = dict[str, Any]
 
-
-def view(state: IllustoriState, seat: int | None) -> JSON:
+def view(state: IllustoriState, seat: int | None) -> dict[str, JSON]:
     """The game as ``seat`` sees it (``None``: a spectator, who sees no hand).
 
     Keys: ``phase`` (``first_word``, ``play``, ``vote``, ``ended``), ``turn`` (the
@@ -83,19 +80,19 @@ def view(state: IllustoriState, seat: int | None) -> JSON:
     }
 
 
-def _votes(state: IllustoriState, seat: int | None) -> JSON:
+def _votes(state: IllustoriState, seat: int | None) -> dict[str, JSON]:
     voters = state.voters
     cast = [s for s in voters if state.votes[s] is not None]
     mine = state.votes[seat] if seat is not None and seat in voters else None
-    data: JSON = {"voters": len(voters), "cast": len(cast), "yours": mine}
+    data: dict[str, JSON] = {"voters": len(voters), "cast": len(cast), "yours": mine}
     if not state.options.secret_votes:
         data["voted"] = cast
         data["awaited"] = [s for s in voters if state.votes[s] is None]
     return data
 
 
-def _outcome(outcome: VoteOutcome, secret: bool) -> JSON:
-    data: JSON = {
+def _outcome(outcome: VoteOutcome, secret: bool) -> dict[str, JSON]:
+    data: dict[str, JSON] = {
         "play": outcome.play.to_json(),
         "passed": outcome.passed,
         "ok": outcome.ok,
@@ -112,10 +109,10 @@ def _outcome(outcome: VoteOutcome, secret: bool) -> JSON:
     return data
 
 
-def observe(event: Event, seat: int | None) -> JSON | None:
+def observe(event: Event, seat: int | None) -> dict[str, JSON] | None:
     """What ``seat`` may see of ``event`` (``None``: a spectator)."""
     if isinstance(event, CardDrawn):
-        data: JSON = {"type": "card_drawn", "seat": event.seat}
+        data: dict[str, JSON] = {"type": "card_drawn", "seat": event.seat}
         if seat == event.seat:
             data["card"] = event.card
         return data

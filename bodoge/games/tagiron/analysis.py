@@ -11,12 +11,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+from bodoge.core.values import JSON
 from bodoge.games.tagiron.position import Position
 from bodoge.games.tagiron.solver import analyse
 
-JSON = Any
 TOP = 8
 
 

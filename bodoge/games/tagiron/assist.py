@@ -22,11 +22,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from rich.console import Console
 from rich.table import Table
 
+from bodoge.core.values import JSON
 from bodoge.games.tagiron.answers import answer
 from bodoge.games.tagiron.cards import CARDS, cards_for
 from bodoge.games.tagiron.position import (
@@ -37,8 +38,6 @@ from bodoge.games.tagiron.position import (
     parse_tiles,
 )
 from bodoge.games.tagiron.solver import Deduction
-
-JSON = Any
 
 HELP = """\
 [bold]Entering what happens[/] (seats are numbered 0, 1, … clockwise; 'me' is your seat)

@@ -24,10 +24,11 @@ from __future__ import annotations
 import random
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from bodoge.core.errors import BadOptions
 from bodoge.core.game import Bot, Move, Seat
+from bodoge.core.values import JSON
 from bodoge.games.tagiron.duel import DuelExpert
 from bodoge.games.tagiron.group import GroupExpert
 from bodoge.games.tagiron.position import Position
@@ -40,8 +41,6 @@ from bodoge.games.tagiron.situation import (
     usual_move,
 )
 from bodoge.games.tagiron.solver import Deduction
-
-JSON = Any
 
 
 class TagironBot(Bot[Move]):

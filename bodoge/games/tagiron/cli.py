@@ -19,16 +19,16 @@ import statistics
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from rich.console import Console
 from rich.table import Table
 
+from bodoge.core.values import JSON
 from bodoge.games.tagiron.cards import CARDS
 from bodoge.games.tagiron.position import Position, PositionError
 from bodoge.games.tagiron.solver import Deduction
 
-JSON = Any
 LEVELS = ("easy", "normal", "expert")
 SOLO_LEVELS = ("random", "easy", "normal", "expert")
 

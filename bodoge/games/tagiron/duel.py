@@ -12,11 +12,11 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from bodoge.core.game import Move
+from bodoge.core.values import JSON
 from bodoge.games.tagiron.cards import cards_for
 from bodoge.games.tagiron.rivals import public_hands, told_by_my_answers
 from bodoge.games.tagiron.rollout import sample_costs
@@ -28,8 +28,6 @@ from bodoge.games.tagiron.worlds import (
     hand_answer_ids,
     universe,
 )
-
-JSON = Any
 
 
 def unseen_deck(view: Mapping[str, JSON]) -> list[str]:

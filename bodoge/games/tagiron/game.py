@@ -7,11 +7,11 @@ seat may see is decided here and nowhere else.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from bodoge.core.errors import BadMove, BadOptions
 from bodoge.core.game import Bot, Event, Game, Move, Result, Seat
-from bodoge.core.values import is_whole
+from bodoge.core.values import JSON, is_whole
 from bodoge.games.tagiron import rules
 from bodoge.games.tagiron.rules import (
     Ask,
@@ -27,8 +27,6 @@ from bodoge.games.tagiron.rules import (
     TagironState,
     TurnStarted,
 )
-
-JSON = Any
 
 
 def log_entry_json(entry: rules.LogEntry, seat: Seat | None, *, over: bool) -> dict[str, JSON]:

@@ -42,16 +42,14 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from bodoge.core.game import Move
+from bodoge.core.values import JSON
 from bodoge.games.tagiron.rivals import rival_race, told_by_my_answers
 from bodoge.games.tagiron.rules import Ask
 from bodoge.games.tagiron.situation import Situation, best_variants, pick, usual_move
-
-JSON = Any
 
 #: The worth of racing on while no rival is certain, in "ahead minus behind"
 #: over the rivals still racing: by player count, then by (rivals racing, turns

@@ -22,12 +22,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from bodoge.core.values import JSON
 from bodoge.games.tagiron.cards import CARDS, cards_for
 from bodoge.games.tagiron.tiles import is_possible_set, is_tile, sort_hand
-
-JSON = Any
 
 
 class PositionError(ValueError):

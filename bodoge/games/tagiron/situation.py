@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from bodoge.core.game import Move, Seat
+from bodoge.core.values import JSON
 from bodoge.games.tagiron.cards import CARDS
 from bodoge.games.tagiron.rules import Ask, Declare, Pass
 from bodoge.games.tagiron.solver import Deduction, Variant, face_up_variants
-
-JSON = Any
 
 #: Questions whose worth differs by less than this are taken as equal.
 TIE = 1e-9
