@@ -1,0 +1,128 @@
+"""The HTTP API: health, counters, the games offered, the tables and finished games' histories.
+
+Everything here reads; every change goes through the WebSocket
+(:mod:`bodoge.server.websocket`).  Errors are ``{"error": {"code", "message"}}``.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from bodoge.server.assets import error as http_error
+from bodoge.server.collector import COLLECTOR
+from bodoge.server.protocol import TABLE_ID, ProtocolError, iso
+from bodoge.server.stats import GC
+from bodoge.server.table import LiveTable
+
+if TYPE_CHECKING:
+    from bodoge.server.service import Server
+
+
+def api_routes(server: Server) -> list[BaseRoute]:
+    """The routes, bound to ``server``."""
+    return [
+        Route("/healthz", healthz),
+        Route("/api/stats", partial(stats, server)),
+        Route("/api/games", partial(games, server)),
+        Route("/api/tables", partial(table_list, server)),
+        Route("/api/tables/{table_id}", partial(table_summary, server)),
+        Route("/api/tables/{table_id}/history", partial(history, server)),
+    ]
+
+
+async def healthz(request: Request) -> Response:
+    return JSONResponse({"status": "ok"})
+
+
+async def stats(server: Server, request: Request) -> Response:
+    collector = {**GC.to_json(), **COLLECTOR.to_json()}
+    live = len(server.tables.live)
+    return JSONResponse({**server.counters.to_json(), "tables": live, "gc": collector})
+
+
+async def games(server: Server, request: Request) -> Response:
+    return JSONResponse(
+        [
+            {
+                "id": g.id,
+                "title": dict(g.title),
+                "min_seats": g.min_seats,
+                "max_seats": g.max_seats,
+                "bot_levels": list(g.bot_levels),
+                "defaults": g.options_json(g.options({})),
+            }
+            for g in server.games.values()
+        ]
+    )
+
+
+async def table_list(server: Server, request: Request) -> Response:
+    status = request.query_params.get("status", "open")
+    if status == "open":
+        tables = [t.summary() for t in server.tables.open_tables()]
+        return JSONResponse({"tables": sorted(tables, key=lambda t: t["created_at"])})
+    if status == "finished":
+        records = await server.store.finished_tables(50)
+        return JSONResponse(
+            {
+                "tables": [
+                    {
+                        "id": r.id,
+                        "game": r.game,
+                        "options": r.options,
+                        "status": r.status,
+                        "created_at": iso(r.created_at),
+                        "finished_at": iso(r.finished_at),
+                        "result": r.result,
+                    }
+                    for r in records
+                ]
+            }
+        )
+    return http_error(400, "bad_request", "status is open or finished")
+
+
+async def _table(server: Server, request: Request) -> LiveTable | Response:
+    table_id = request.path_params["table_id"]
+    if not TABLE_ID.fullmatch(table_id):
+        return http_error(404, "unknown_table", "no such table")
+    try:
+        return await server.tables.get(table_id)
+    except ProtocolError:
+        return http_error(404, "unknown_table", "no such table")
+
+
+async def table_summary(server: Server, request: Request) -> Response:
+    table = await _table(server, request)
+    if isinstance(table, Response):
+        return table
+    return JSONResponse(table.summary())
+
+
+async def history(server: Server, request: Request) -> Response:
+    table = await _table(server, request)
+    if isinstance(table, Response):
+        return table
+    if table.status != "finished":
+        return http_error(409, "not_finished", "the history is shown once the game is over")
+    raw = request.query_params.get("seat")
+    seat: int | None = None
+    if raw is not None:
+        if not raw.isdigit() or int(raw) >= len(table.seats):
+            return http_error(400, "bad_seat", "no such seat at this table")
+        seat = int(raw)
+        # A seat's history holds what only that seat saw (its hand, its secret
+        # votes): only the player holding the seat may read it.
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        try:
+            player = await server.players.by_token(token if scheme == "Bearer" else None)
+        except ProtocolError:
+            return http_error(403, "not_seated", "send the seat's token to see its history")
+        if table.seat_of(player.id) != seat:
+            return http_error(403, "not_seated", "only the seat's own player sees its history")
+    return JSONResponse(table.history(seat))
