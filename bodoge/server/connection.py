@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Protocol
 from bodoge.core.errors import GameError
 from bodoge.core.values import JSON
 from bodoge.server.identity import Player, check_text
+from bodoge.server.inbox import Args, R, TableGone
 from bodoge.server.protocol import ProtocolError, Request, encode
 from bodoge.server.replies import REMEMBERED
-from bodoge.server.table import Args, LiveTable, R, Reply, TableGone
+from bodoge.server.table import LiveTable, Reply
 
 if TYPE_CHECKING:
     from bodoge.server.service import Server

@@ -1,10 +1,11 @@
 """One live table: its seats, its game and the one task that changes them.
 
 Every change to a table (a seat taken, a move, a timer running out, a bot's
-answer, a tab opening it) is a command queued to the table's task, which runs
-them one at a time.  So moves are applied strictly in order, a move is
-numbered ``n`` only once it is committed, and the messages a change causes
-go out, in order, before the task looks at the next command.
+answer, a tab opening it) is a command queued to the table's task, its
+:class:`~bodoge.server.inbox.Inbox`, which runs them one at a time.  So moves
+are applied strictly in order, a move is numbered ``n`` only once it is
+committed, and the messages a change causes go out, in order, before the task
+looks at the next command.
 
 A command writes to the store first and changes memory only once the write
 is committed: when the store refuses, the table is as it was.
@@ -17,7 +18,7 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, TypeVarTuple
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bodoge.core.errors import GameError, GameFinished, NotYourTurn
 from bodoge.core.game import Clock, Event, Game, Move, Seat
@@ -25,6 +26,7 @@ from bodoge.core.rng import derive_seed
 from bodoge.core.values import JSON
 from bodoge.server import render
 from bodoge.server.fanout import Audience, Subscriber
+from bodoge.server.inbox import Args, Inbox, R
 from bodoge.server.protocol import ProtocolError, encode, iso, now_ms
 from bodoge.server.render import Facts, Step
 from bodoge.server.settings import TableSettings, settings_from_json
@@ -49,13 +51,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Reply = Callable[[dict[str, JSON]], None]
-#: A command's arguments and result: ``call(command, *args)`` is typed as ``command(*args)``.
-Args = TypeVarTuple("Args")
-R = TypeVar("R")
-
-
-class TableGone(Exception):
-    """The table left memory (finished and unwatched, or deleted); look it up again."""
 
 
 class TableHost(Protocol):
@@ -156,11 +151,7 @@ class LiveTable:
         self.chat: deque[ChatLine] = deque(maxlen=host.config.limits.chat_backlog)
         self.chat_count = 0
         self.audience = Audience()
-        self._queue: asyncio.Queue[
-            tuple[Callable[..., Awaitable[Any]], tuple[Any, ...], asyncio.Future[Any] | None]
-        ] = asyncio.Queue()
-        self._task: asyncio.Task[None] | None = None
-        self._closed = False
+        self._inbox = Inbox(self.id, after_each=self._note_quiet)
         self._alarm = Alarm(lambda: self.post(self._on_alarm))
         #: Seat -> move number a bot is thinking about, so each is asked once per move.
         self._bot_asked: dict[Seat, int] = {}
@@ -226,7 +217,7 @@ class LiveTable:
     # --- the task ---------------------------------------------------------------
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name=f"table {self.id}")
+        self._inbox.start()
         # Resume timers and bots; for a finished table this starts its idle countdown.
         self.post(self._resume)
 
@@ -238,33 +229,11 @@ class LiveTable:
 
     async def call(self, command: Callable[[*Args], Awaitable[R]], *args: *Args) -> R:
         """Run ``command(*args)`` in the table's task and return its result."""
-        if self._closed:
-            raise TableGone(self.id)
-        future: asyncio.Future[R] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((command, args, future))
-        return await future
+        return await self._inbox.call(command, *args)
 
     def post(self, command: Callable[[*Args], Awaitable[object]], *args: *Args) -> None:
         """Queue ``command(*args)`` without waiting for it."""
-        if not self._closed:
-            self._queue.put_nowait((command, args, None))
-
-    async def _run(self) -> None:
-        while not self._closed:
-            command, args, future = await self._queue.get()
-            try:
-                result = await command(*args)
-            except (GameError, ProtocolError, TableGone) as exc:
-                if future is not None and not future.done():
-                    future.set_exception(exc)
-            except Exception:
-                log.exception("table %s: %s failed", self.id, command.__name__)
-                if future is not None and not future.done():
-                    future.set_exception(ProtocolError("internal_error", "the server failed"))
-            else:
-                if future is not None and not future.done():
-                    future.set_result(result)
-            self._note_quiet()
+        self._inbox.post(command, *args)
 
     # --- leaving memory when nobody needs the table there -----------------------------
 
@@ -275,7 +244,7 @@ class LiveTable:
         to run (no turn limit, clock or bot), a waiting one none of whose seated
         players is connected: the store has them all, so memory need not.
         """
-        if not self._queue.empty() or self._closed:
+        if self._inbox.queued or self._inbox.closed:
             return None
         config = self.host.config
         if self.status == "waiting":
@@ -332,24 +301,18 @@ class LiveTable:
 
     def _close(self) -> None:
         """Leave memory: the store keeps the table; pending callers look it up again."""
-        self._closed = True
         self._alarm.close()
         if self._idle_handle is not None:
             self._idle_handle.cancel()
         self.host.forget(self)
-        while not self._queue.empty():
-            _, _, future = self._queue.get_nowait()
-            if future is not None and not future.done():
-                future.set_exception(TableGone(self.id))
+        self._inbox.close()
 
     def stop(self) -> None:
         """Shut down with the server (the store keeps everything)."""
-        self._closed = True
+        self._inbox.stop()
         self._alarm.cancel()
         if self._idle_handle is not None:
             self._idle_handle.cancel()
-        if self._task is not None:
-            self._task.cancel()
 
     # --- who is where -------------------------------------------------------------
 

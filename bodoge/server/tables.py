@@ -20,11 +20,12 @@ from bodoge.core.values import JSON, is_whole
 from bodoge.server.bots import BotRunner
 from bodoge.server.config import ServerConfig
 from bodoge.server.identity import Player, Players, new_id
+from bodoge.server.inbox import Args, R, TableGone
 from bodoge.server.lobby import Lobby
 from bodoge.server.protocol import TABLE_ID, ProtocolError, now_ms
 from bodoge.server.settings import parse_settings
 from bodoge.server.stats import Counters
-from bodoge.server.table import Args, LiveTable, R, Reply, TableGone
+from bodoge.server.table import LiveTable, Reply
 from bodoge.store import PlayerRecord, SeatRecord, Store, TableRecord
 
 log = logging.getLogger(__name__)
