@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -29,6 +29,7 @@ from bodoge.server.fanout import Audience, Subscriber
 from bodoge.server.inbox import Args, Inbox, R
 from bodoge.server.protocol import ProtocolError, encode, iso, now_ms
 from bodoge.server.render import Facts, Step
+from bodoge.server.seating import Seating
 from bodoge.server.settings import TableSettings, settings_from_json
 from bodoge.server.timers import Alarm, next_clock_deadline, next_deadlines
 from bodoge.store import (
@@ -116,7 +117,9 @@ class ChatLine:
 class LiveTable:
     """A table in memory.  Use :meth:`call` (or :meth:`post`) for everything that changes it."""
 
-    def __init__(self, host: TableHost, game: Game, record: TableRecord, seats: list[SeatRecord]):
+    def __init__(
+        self, host: TableHost, game: Game, record: TableRecord, seats: Sequence[SeatRecord]
+    ) -> None:
         self.host = host
         self.game = game
         self.id = record.id
@@ -130,11 +133,10 @@ class LiveTable:
         self.ended: JSON = record.result
         #: Since when nobody has watched this running game (ms), as the store has it.
         self.watched_at: int | None = record.unwatched_at
-        self._host_player = record.host
         self.created_at = record.created_at
         self.started_at = record.started_at
         self.finished_at = record.finished_at
-        self._seats = seats
+        self._seating = Seating(tuple(seats), record.host)
         self.state: Any = None
         self.steps: list[Step] = []
         #: Per watched seat, its view after the last move: what the next patch starts from.
@@ -172,27 +174,23 @@ class LiveTable:
         self._status, self._summary = value, None
 
     @property
-    def seats(self) -> list[SeatRecord]:
-        return self._seats
+    def seating(self) -> Seating:
+        return self._seating
 
-    @seats.setter
-    def seats(self, value: list[SeatRecord]) -> None:
-        self._seats, self._summary = value, None
+    @seating.setter
+    def seating(self, value: Seating) -> None:
+        self._seating, self._summary = value, None
 
     @property
-    def host_player(self) -> str | None:
-        return self._host_player
-
-    @host_player.setter
-    def host_player(self, value: str | None) -> None:
-        self._host_player, self._summary = value, None
+    def seats(self) -> tuple[SeatRecord, ...]:
+        return self._seating.seats
 
     # --- bringing a table back ------------------------------------------------
 
     @classmethod
     def restore(cls, host: TableHost, game: Game, bundle: TableBundle) -> LiveTable:
         """The table exactly as stored: its moves replayed, its timers as they were."""
-        table = cls(host, game, bundle.table, list(bundle.seats))
+        table = cls(host, game, bundle.table, bundle.seats)
         table.people = {r.id: host.remember(r) for r in bundle.players.values()}
         for record in bundle.chat:
             table.chat.append(
@@ -317,10 +315,7 @@ class LiveTable:
     # --- who is where -------------------------------------------------------------
 
     def seat_of(self, player_id: str) -> Seat | None:
-        for s in self.seats:
-            if s.kind == "human" and s.player == player_id:
-                return s.seat
-        return None
+        return self.seating.seat_of(player_id)
 
     def _seat_json(self, s: SeatRecord) -> dict[str, JSON]:
         player = self.people.get(s.player) if s.player else None
@@ -348,7 +343,7 @@ class LiveTable:
                 "options": self.options_json,
                 "settings": self.settings.to_json(),
                 "status": self.status,
-                "host": self.host_player,
+                "host": self.seating.host,
                 "created_at": iso(self.created_at),
                 "seats": self.seats_json(),
                 "n": len(self.steps),
@@ -504,46 +499,28 @@ class LiveTable:
 
     async def join(self, player_id: str, seat: Seat | None, reply: Reply) -> None:
         self._need_status("waiting")
-        if self.seat_of(player_id) is not None:
-            raise ProtocolError("already_seated", "you already hold a seat here")
-        if seat is None:
-            free = [s.seat for s in self.seats if s.kind == "empty"]
-            if not free:
-                raise ProtocolError("table_full", "no seat is free")
-            seat = free[0]
-        else:
-            self._check_seat(seat)
-            if self.seats[seat].kind != "empty":
-                raise ProtocolError("seat_taken", f"seat {seat} is taken")
-        seats = list(self.seats)
-        seats[seat] = SeatRecord(seat, "human", player_id)
-        host = self.host_player or player_id
-        await self.host.store.save_seats(self.id, seats, host)
+        seating, seat = self.seating.join(player_id, seat)
+        await self.host.store.save_seats(self.id, seating.seats, seating.host)
         player = self.host.player(player_id)  # held by the connection that asks
         if player is not None:
             self.people[player_id] = player
-        self.seats, self.host_player = seats, host
+        self.seating = seating
         self.audience.reseat(player_id, seat)
         self._seats_changed()
         reply({"type": "ack", "table": self.id, "seat": seat})
 
     async def leave(self, player_id: str, reply: Reply) -> None:
-        seat = self.seat_of(player_id)
-        if seat is None:
-            raise ProtocolError("not_seated", "you hold no seat here")
+        seat = self.seating.need_seated(player_id)
         if self.status == "finished":
             raise ProtocolError("not_playing", "the game is over")
-        seats = list(self.seats)
         if self.status == "waiting":
-            seats[seat] = SeatRecord(seat)
-            humans = [s.player for s in seats if s.kind == "human"]
-            if not humans:
+            seating = self.seating.leave(player_id)
+            if not seating.humans():
                 await self._delete()
                 reply({"type": "ack", "table": self.id})
                 return
-            host = self.host_player if self.host_player != player_id else humans[0]
-            await self.host.store.save_seats(self.id, seats, host)
-            self.seats, self.host_player = seats, host
+            await self.host.store.save_seats(self.id, seating.seats, seating.host)
+            self.seating = seating
             self.audience.reseat(player_id, None)
             self._seats_changed()
             reply({"type": "ack", "table": self.id})
@@ -552,9 +529,9 @@ class LiveTable:
         level = self.settings.timeout_bot
         if level is None:
             raise ProtocolError("no_bot", f"{self.game.id} has no bot to take your seat")
-        seats[seat] = SeatRecord(seat, "bot", level=level, left=player_id)
-        await self.host.store.save_seats(self.id, seats, self.host_player)
-        self.seats = seats
+        seating = self.seating.bot_takes_over(player_id, level)
+        await self.host.store.save_seats(self.id, seating.seats, seating.host)
+        self.seating = seating
         if self.deadlines.pop(seat, None) is not None:  # bots have no turn limit
             timers = Timers(_deadlines_record(self.deadlines), self.clock_deadline)
             await self.host.store.set_timers(self.id, timers)
@@ -568,36 +545,28 @@ class LiveTable:
 
     async def add_bot(self, player_id: str, seat: Seat, level: str, reply: Reply) -> None:
         self._need_status("waiting")
-        self._need_seated(player_id)
-        self._check_seat(seat)
-        if self.seats[seat].kind != "empty":
-            raise ProtocolError("seat_taken", f"seat {seat} is taken")
+        self.seating.need_seated(player_id)
+        seating = self.seating.add_bot(seat, level)
         if level not in self.game.bot_levels:
             raise ProtocolError("bad_options", f"{self.game.id} has no bot level {level[:40]!r}")
-        seats = list(self.seats)
-        seats[seat] = SeatRecord(seat, "bot", level=level)
-        await self.host.store.save_seats(self.id, seats, self.host_player)
-        self.seats = seats
+        await self.host.store.save_seats(self.id, seating.seats, seating.host)
+        self.seating = seating
         self._seats_changed()
         reply({"type": "ack", "table": self.id, "seat": seat})
 
     async def remove_bot(self, player_id: str, seat: Seat, reply: Reply) -> None:
         self._need_status("waiting")
-        self._need_seated(player_id)
-        self._check_seat(seat)
-        if self.seats[seat].kind != "bot":
-            raise ProtocolError("bad_seat", f"seat {seat} is not a bot")
-        seats = list(self.seats)
-        seats[seat] = SeatRecord(seat)
-        await self.host.store.save_seats(self.id, seats, self.host_player)
-        self.seats = seats
+        self.seating.need_seated(player_id)
+        seating = self.seating.remove_bot(seat)
+        await self.host.store.save_seats(self.id, seating.seats, seating.host)
+        self.seating = seating
         self._seats_changed()
         reply({"type": "ack", "table": self.id, "seat": seat})
 
     async def begin(self, player_id: str, reply: Reply) -> None:
         self._need_status("waiting")
-        self._need_seated(player_id)
-        if any(s.kind == "empty" for s in self.seats):
+        self.seating.need_seated(player_id)
+        if not self.seating.full:
             raise ProtocolError("not_full", "every seat must be taken first")
         state = self.game.setup(self.options, len(self.seats), self.seed)
         now = now_ms()
@@ -629,7 +598,7 @@ class LiveTable:
         if self.status == "finished":
             raise GameFinished("the game is over")
         self._need_status("playing")
-        seat = self._need_seated(player_id)
+        seat = self.seating.need_seated(player_id)
         move = self.game.move_from_json(data)
         if seat not in self.game.may_act(self.state):
             raise NotYourTurn("it is not your turn")
@@ -649,7 +618,7 @@ class LiveTable:
     async def view_for_assist(self, player_id: str) -> tuple[int, Seat, dict[str, JSON]]:
         if not self.settings.assistant:
             raise ProtocolError("no_assistant", "this table's settings turn the assistant off")
-        seat = self._need_seated(player_id)
+        seat = self.seating.need_seated(player_id)
         if self.state is None:
             raise ProtocolError("not_playing", "the game has not started")
         return self.n, seat, self.game.view(self.state, seat)
@@ -662,18 +631,8 @@ class LiveTable:
                 raise ProtocolError("not_waiting", "the game has already started")
             raise ProtocolError("not_playing", f"the game is {self.status}, not running")
 
-    def _need_seated(self, player_id: str) -> Seat:
-        seat = self.seat_of(player_id)
-        if seat is None:
-            raise ProtocolError("not_seated", "you hold no seat here")
-        return seat
-
-    def _check_seat(self, seat: Seat) -> None:
-        if not 0 <= seat < len(self.seats):
-            raise ProtocolError("bad_seat", f"this table has seats 0-{len(self.seats) - 1}")
-
     def _humans(self) -> set[Seat]:
-        return {s.seat for s in self.seats if s.kind == "human"}
+        return self.seating.humans()
 
     def _turn_ms(self) -> int | None:
         seconds = self.settings.turn_seconds
