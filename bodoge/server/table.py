@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bodoge.core.errors import GameError, GameFinished, NotYourTurn
@@ -25,6 +23,7 @@ from bodoge.core.game import Clock, Event, Game, Move, Seat
 from bodoge.core.rng import derive_seed
 from bodoge.core.values import JSON
 from bodoge.server import render
+from bodoge.server.chat import Chat, ChatLine
 from bodoge.server.fanout import Audience, Subscriber
 from bodoge.server.inbox import Args, Inbox, R
 from bodoge.server.protocol import ProtocolError, encode, iso, now_ms
@@ -33,7 +32,6 @@ from bodoge.server.seating import Seating
 from bodoge.server.settings import TableSettings, settings_from_json
 from bodoge.server.timers import Alarm, next_clock_deadline, next_deadlines
 from bodoge.store import (
-    ChatRecord,
     MoveRecord,
     PlayerRecord,
     SeatRecord,
@@ -95,25 +93,6 @@ class TableHost(Protocol):
         """Run a background job (a bot thinking) that the table's task does not wait for."""
 
 
-@dataclass(frozen=True)
-class ChatLine:
-    line: int
-    player: str
-    name: str
-    text: str
-    at: int
-
-    def to_json(self, table_id: str) -> dict[str, JSON]:
-        return {
-            "type": "chat",
-            "table": table_id,
-            "line": self.line,
-            "from": {"id": self.player, "name": self.name},
-            "text": self.text,
-            "at": iso(self.at),
-        }
-
-
 class LiveTable:
     """A table in memory.  Use :meth:`call` (or :meth:`post`) for everything that changes it."""
 
@@ -150,8 +129,7 @@ class LiveTable:
         #: The players of the seats (and those who left a running game), held so that
         #: their names stay known while nobody of them is connected.
         self.people: dict[str, Player] = {}
-        self.chat: deque[ChatLine] = deque(maxlen=host.config.limits.chat_backlog)
-        self.chat_count = 0
+        self.chat = Chat(host.config.limits.chat_backlog)
         self.audience = Audience()
         self._inbox = Inbox(self.id, after_each=self._note_quiet)
         self._alarm = Alarm(lambda: self.post(self._on_alarm))
@@ -192,11 +170,8 @@ class LiveTable:
         """The table exactly as stored: its moves replayed, its timers as they were."""
         table = cls(host, game, bundle.table, bundle.seats)
         table.people = {r.id: host.remember(r) for r in bundle.players.values()}
-        for record in bundle.chat:
-            table.chat.append(
-                ChatLine(record.line, record.player, record.name, record.text, record.at)
-            )
-        table.chat_count = bundle.chat_count
+        lines = (ChatLine.from_record(r) for r in bundle.chat)
+        table.chat = Chat(host.config.limits.chat_backlog, lines, bundle.chat_count)
         if table.status != "waiting":
             table.steps = [
                 Step(r.n, r.seat, game.move_from_json(r.move), r.at, r.actor) for r in bundle.moves
@@ -383,7 +358,7 @@ class LiveTable:
             seat,
             table=self.summary(),
             n=self.n,
-            chat=[c.to_json(self.id) for c in self.chat],
+            chat=self.chat.to_json(self.id),
             seat_view=self._seen.get(seat),
         )
 
@@ -447,9 +422,8 @@ class LiveTable:
             ):
                 _send(sub, frame)
         if chat_since is not None:
-            for line in self.chat:
-                if line.line > chat_since:
-                    _send(sub, line.to_json(self.id))
+            for line in self.chat.since(chat_since):
+                _send(sub, line.to_json(self.id))
         _send(sub, self._seats_message())
         reply({"type": "ack", "table": self.id, "n": self.n, "you": seat})
 
@@ -606,12 +580,9 @@ class LiveTable:
         reply({"type": "ack", "table": self.id, "n": n})
 
     async def say(self, player_id: str, name: str, text: str, reply: Reply) -> None:
-        line = ChatLine(self.chat_count + 1, player_id, name, text, now_ms())
-        await self.host.store.add_chat(
-            ChatRecord(self.id, line.line, line.player, line.name, line.text, line.at)
-        )
-        self.chat_count = line.line
-        self.chat.append(line)
+        line = self.chat.next_line(player_id, name, text, now_ms())
+        await self.host.store.add_chat(line.record(self.id))
+        self.chat.add(line)
         self.audience.send_all(line.to_json(self.id))
         reply({"type": "ack", "table": self.id, "line": line.line})
 
