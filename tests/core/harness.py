@@ -18,12 +18,11 @@ from typing import Any
 
 from bodoge.core.errors import GameError
 from bodoge.core.game import Event, Game, Move, Seat
+from bodoge.core.values import JSON
 from tests.core.kit import GameKit
 from tests.games.illustori.kit import KIT as ILLUSTORI
 from tests.games.relay.kit import KIT as RELAY
 from tests.games.tagiron.kit import KIT as TAGIRON
-
-JSON = Any
 
 #: Every game the harness plays: the registered ones, and Relay, which exists only for tests.
 KITS: dict[str, GameKit] = {kit.game.id: kit for kit in (TAGIRON, ILLUSTORI, RELAY)}

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bodoge.core.game import Event, Game, Move, Seat
-
-JSON = Any
+from bodoge.core.values import JSON
 
 
 @dataclass(frozen=True)

@@ -26,11 +26,10 @@ from hypothesis import strategies as st
 
 from bodoge.core.errors import BadMove, GameError, GameFinished, IllegalMove
 from bodoge.core.game import Event, Game, Move, Seat
+from bodoge.core.values import JSON
 from bodoge.games import registry
 from tests.core.harness import KITS, Played, games, not_json
 from tests.core.kit import GameKit, Secrets
-
-JSON = Any
 
 each_game = pytest.mark.parametrize("kit", KITS.values(), ids=KITS.keys())
 
