@@ -1,0 +1,105 @@
+"""nginx with the cluster's configuration: WebSockets round-robin, a dead process skipped."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+
+import httpx
+import pytest
+from websockets.asyncio.client import connect
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.http11 import Request, Response
+
+from tests.support.services import NginxServer, free_port
+
+
+class Upstream:
+    """A stand-in for a bodoge process: a WebSocket echo that says its name, and plain HTTP."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.port = free_port()
+        self.server: Server | None = None
+
+    async def start(self) -> None:
+        self.server = await serve(self._talk, "127.0.0.1", self.port, process_request=self._http)
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            self.server.close()
+            await self.server.wait_closed()
+            self.server = None
+
+    async def _talk(self, ws: ServerConnection) -> None:
+        async for message in ws:
+            await ws.send(f"{self.name}:{message}")
+
+    def _http(self, connection: ServerConnection, request: Request) -> Response | None:
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return None  # go on with the WebSocket handshake
+        return connection.respond(200, f"{self.name}\n")
+
+
+@pytest.fixture
+async def upstreams() -> AsyncIterator[list[Upstream]]:
+    started = [Upstream("a"), Upstream("b")]
+    for upstream in started:
+        await upstream.start()
+    yield started
+    for upstream in started:
+        await upstream.stop()
+
+
+async def ask(url: str, text: str) -> str:
+    async with connect(url, open_timeout=5) as ws:
+        await ws.send(text)
+        reply = await asyncio.wait_for(ws.recv(), 5)
+        assert isinstance(reply, str)
+        return reply
+
+
+async def test_websockets_alternate_between_the_processes(
+    upstreams: list[Upstream], make_nginx: Callable[[list[int]], NginxServer]
+) -> None:
+    nginx = make_nginx([u.port for u in upstreams])
+    replies = [await ask(nginx.ws_url, f"m{i}") for i in range(6)]
+    names = [reply.split(":")[0] for reply in replies]
+    assert sorted(names[:2]) == ["a", "b"]
+    assert names == names[:2] * 3  # round-robin, one after the other
+    assert [reply.split(":")[1] for reply in replies] == [f"m{i}" for i in range(6)]
+
+    # Plain HTTP (pages, the API) goes the same way.
+    async with httpx.AsyncClient() as client:
+        bodies = {(await client.get(nginx.url)).text.strip() for _ in range(4)}
+    assert bodies == {"a", "b"}
+
+    # A WebSocket stays open through nginx, on the process it landed on.
+    async with connect(nginx.ws_url) as ws:
+        for n in range(3):
+            await ws.send(str(n))
+            assert (await ws.recv()).endswith(f":{n}")
+
+
+async def test_a_dead_process_is_skipped(
+    upstreams: list[Upstream], make_nginx: Callable[[list[int]], NginxServer]
+) -> None:
+    nginx = make_nginx([u.port for u in upstreams])
+    await upstreams[0].stop()
+    names = [(await ask(nginx.ws_url, "x")).split(":")[0] for _ in range(4)]
+    assert names == ["b"] * 4  # a refused connection is tried on the next process
+    await upstreams[0].start()
+
+
+def test_the_test_wrapper_keeps_the_documented_configuration(
+    make_nginx: Callable[[list[int]], NginxServer],
+) -> None:
+    from bodoge.cluster.nginx import nginx_config
+
+    nginx = make_nginx([free_port(), free_port()])
+    written = nginx.config_path.read_text()
+    upstreams = [f"127.0.0.1:{p}" for p in nginx.upstreams]
+    documented = nginx_config(upstreams, f"127.0.0.1:{nginx.port}")
+    assert all(f"    {line}" in written for line in documented.splitlines() if line)
+    nginx.restart()
+    assert nginx.running
