@@ -33,6 +33,21 @@ tables = sa.Table(
     sa.Column("clock_deadline", sa.BigInteger, nullable=True),
     # Added after the first release: stores made before it gain the column when opened.
     sa.Column("unwatched_at", sa.BigInteger, nullable=True),
+    # Cluster mode (bodoge/cluster/ownership.py): the process that runs the table, and the
+    # fencing epoch of its claim. Added after the first release too: on PostgreSQL the
+    # cluster's start-up gives an older store these columns with their default.
+    sa.Column("owner", sa.Text, nullable=True),
+    sa.Column("owner_epoch", sa.BigInteger, nullable=False, server_default=sa.text("0")),
+)
+
+# Cluster mode: one row per running process, its lease in the database's clock (ms).
+cluster_processes = sa.Table(
+    "cluster_processes",
+    metadata,
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("address", sa.Text, nullable=False),
+    sa.Column("started_at", sa.BigInteger, nullable=False),
+    sa.Column("expires_at", sa.BigInteger, nullable=False),
 )
 
 seats = sa.Table(
