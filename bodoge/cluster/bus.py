@@ -274,6 +274,15 @@ class Bus:
         except (RedisError, OSError) as exc:
             raise BusUnavailable(f"could not publish on {channel}: {exc}") from exc
 
+    async def ping(self) -> None:
+        """Check that Redis answers and the subscriber connection is up (the health check)."""
+        if not self.connected:
+            raise BusUnavailable("the subscriber connection is down")
+        try:
+            await self._publisher.ping()
+        except (RedisError, OSError) as exc:
+            raise BusUnavailable(f"Redis does not answer: {exc}") from exc
+
     # --- subscribing -------------------------------------------------------------------------
 
     async def subscribe(self, channel: str, handler: Handler) -> Subscription:

@@ -1,0 +1,204 @@
+"""``GET /metrics`` (Prometheus) and ``GET /healthz`` of one server process.
+
+Most figures already exist where they are counted — connections and moves in
+:class:`bodoge.server.stats.Counters`, takeovers in the ownership, reconnections in the
+bus — so :class:`Metrics` *reads* them at each scrape (:class:`Readings`) instead of
+counting a second time on the hot path. Only the two latency histograms are observed as
+things happen: the time from a move's arrival to its frames being queued to every
+connection of this process (``fanout_seconds``), and each group commit's duration
+(``commit_seconds``).
+
+Each process is scraped on its own address (not through the load balancer, which would
+pick one at random); ``bodoge_process_info`` says which process answered.
+
+>>> moves = iter(range(100, 200))
+>>> metrics = Metrics("p1", Readings(connections=lambda: 3, moves=lambda: next(moves)))
+>>> metrics.commit_seconds.observe(0.002)
+>>> text = metrics.exposition().decode()
+>>> "bodoge_connections 3.0" in text, "bodoge_moves_total 100.0" in text
+(True, True)
+>>> 'bodoge_process_info{process="p1"} 1.0' in text
+True
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.process_collector import ProcessCollector
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+#: The latency histograms' buckets (seconds): a move's fan-out is milliseconds when all is
+#: well; a commit is under a millisecond on SQLite and a few on PostgreSQL.
+LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+#: Seconds a health probe may take before it counts as failed.
+PROBE_TIMEOUT = 2.0
+
+Reading = Callable[[], float]
+#: Answers when its service is reachable, raises (or times out) when not.
+Probe = Callable[[], Awaitable[Any]]
+
+
+def _zero() -> float:
+    return 0
+
+
+@dataclass
+class Readings:
+    """Where each figure is read at scrape time (a server without a cluster reads zeros)."""
+
+    #: WebSockets open on this process.
+    connections: Reading = _zero
+    #: Live tables this process runs (owns, in a cluster).
+    tables_owned: Reading = _zero
+    #: Moves committed by this process since it started.
+    moves: Reading = _zero
+    #: Tables this process took over from a dead process.
+    takeovers: Reading = _zero
+    #: Times the Redis subscriber connection came back after being lost.
+    redis_reconnects: Reading = _zero
+    #: Times the database answered again after a failure.
+    database_reconnects: Reading = _zero
+
+
+class _ReadingsCollector:
+    """Turns :class:`Readings` into metric families on each scrape."""
+
+    def __init__(self, readings: Readings) -> None:
+        self.readings = readings
+
+    def collect(self) -> Iterator[Metric]:
+        r = self.readings
+        yield GaugeMetricFamily("bodoge_connections", "WebSockets open", value=r.connections())
+        yield GaugeMetricFamily(
+            "bodoge_tables_owned", "Live tables this process runs", value=r.tables_owned()
+        )
+        yield CounterMetricFamily(
+            "bodoge_moves", "Moves committed by this process (rate() for moves/s)", value=r.moves()
+        )
+        yield CounterMetricFamily(
+            "bodoge_lease_takeovers",
+            "Tables taken over from a process whose lease ran out",
+            value=r.takeovers(),
+        )
+        yield CounterMetricFamily(
+            "bodoge_redis_reconnects",
+            "Times the Redis connection came back after being lost",
+            value=r.redis_reconnects(),
+        )
+        yield CounterMetricFamily(
+            "bodoge_database_reconnects",
+            "Times the database answered again after failing",
+            value=r.database_reconnects(),
+        )
+
+
+class _ProcessInfo:
+    def __init__(self, process: str) -> None:
+        self.process = process
+
+    def collect(self) -> Iterator[Metric]:
+        info = GaugeMetricFamily(
+            "bodoge_process_info", "The process that answered", labels=["process"]
+        )
+        info.add_metric([self.process], 1)
+        yield info
+
+
+class Metrics:
+    """One process's metrics, in a registry of its own (several servers may share a Python)."""
+
+    def __init__(self, process: str, readings: Readings | None = None) -> None:
+        self.process = process
+        self.readings = readings or Readings()
+        self.registry = CollectorRegistry()
+        self.fanout_seconds = Histogram(
+            "bodoge_move_fanout_seconds",
+            "From a move's arrival to its frames queued to every connection of this process",
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.commit_seconds = Histogram(
+            "bodoge_commit_seconds",
+            "Duration of each group commit of the store's writer",
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.registry.register(_ProcessInfo(process))  # type: ignore[arg-type]
+        self.registry.register(_ReadingsCollector(self.readings))  # type: ignore[arg-type]
+        # CPU seconds, resident memory, open files: from /proc, where there is one.
+        ProcessCollector(registry=self.registry)
+
+    def exposition(self) -> bytes:
+        """The text format Prometheus scrapes."""
+        return generate_latest(self.registry)
+
+    content_type = CONTENT_TYPE_LATEST
+
+
+async def _probe(probe: Probe, timeout: float) -> dict[str, Any]:
+    began = time.perf_counter()
+    try:
+        await asyncio.wait_for(probe(), timeout)
+    except TimeoutError:
+        return {"ok": False, "error": f"no answer within {timeout} s"}
+    except Exception as exc:
+        return {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:300]}
+    return {"ok": True, "ms": round((time.perf_counter() - began) * 1000, 2)}
+
+
+async def health(
+    process: str, probes: Mapping[str, Probe], timeout: float = PROBE_TIMEOUT
+) -> tuple[int, dict[str, Any]]:
+    """The body and status of ``/healthz``: which process answered, and what it reaches.
+
+    ``probes`` are named checks (``database``, ``redis``), run at once, each bounded by
+    ``timeout``. 200 when all pass, 503 when one fails — a load balancer's active check
+    then takes the process out — and the body says which.
+
+    >>> asyncio.run(health("p1", {}))
+    (200, {'status': 'ok', 'process': 'p1'})
+    """
+    names = list(probes)
+    results = await asyncio.gather(*(_probe(probes[name], timeout) for name in names))
+    body: dict[str, Any] = {"status": "ok", "process": process}
+    body |= dict(zip(names, results, strict=True))
+    if all(result["ok"] for result in results):
+        return 200, body
+    body["status"] = "unavailable"
+    return 503, body
+
+
+def database_probe(engine: Any) -> Probe:
+    """A probe running ``SELECT 1`` on a SQLAlchemy async engine (the store's)."""
+    import sqlalchemy as sa
+
+    async def probe() -> None:
+        async with engine.connect() as conn:
+            await conn.execute(sa.text("SELECT 1"))
+
+    return probe
+
+
+def routes(
+    metrics: Metrics, probes: Callable[[], Mapping[str, Probe]] | Mapping[str, Probe]
+) -> list[Route]:
+    """``GET /metrics`` and ``GET /healthz`` as Starlette routes (``probes`` may be late-bound)."""
+
+    async def metrics_route(request: Request) -> Response:
+        return Response(metrics.exposition(), media_type=metrics.content_type)
+
+    async def healthz_route(request: Request) -> Response:
+        checks = probes() if callable(probes) else probes
+        status, body = await health(metrics.process, checks)
+        return JSONResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
+
+    return [Route("/metrics", metrics_route), Route("/healthz", healthz_route)]
