@@ -191,7 +191,9 @@ def _play(
 def _tagiron_player(state: Any, _: object, rng: random.Random) -> tuple[int, Any]:
     """Mostly questions, so that the cards run out; declarations right and wrong, in and out
     of turn; passes in the last turns."""
-    from bodoge.games.tagiron import rules
+    from bodoge.games.tagiron.moves import Declare, Pass
+    from bodoge.games.tagiron.rules import questions
+    from bodoge.games.tagiron.tiles import sort_hand
 
     declarers = [s for s in range(state.players) if state.may_declare(s)]
     seat = state.turn
@@ -200,11 +202,11 @@ def _tagiron_player(state: Any, _: object, rng: random.Random) -> tuple[int, Any
         target = state.target_of(seat)
         if rng.random() < 0.5:
             hand = [t for t in state.hands[seat] if t not in target][:1]
-            target = rules.sort_hand([*target[1:], *hand]) if hand else target
-        return seat, rules.Declare(tuple(target))
+            target = sort_hand([*target[1:], *hand]) if hand else target
+        return seat, Declare(tuple(target))
     if state.may_ask(seat):
-        return seat, rng.choice(rules.questions(state))
-    return seat, rules.Pass()
+        return seat, rng.choice(questions(state))
+    return seat, Pass()
 
 
 def _illustori_player(game: Game) -> Policy:

@@ -29,14 +29,9 @@ from rich.table import Table
 
 from bodoge.core.values import JSON
 from bodoge.games.tagiron.answers import answer
-from bodoge.games.tagiron.cards import CARDS, cards_for
-from bodoge.games.tagiron.position import (
-    Position,
-    PositionError,
-    answering_seats,
-    hand_size,
-    parse_tiles,
-)
+from bodoge.games.tagiron.cards import CARDS, answering_seats, cards_for
+from bodoge.games.tagiron.options import hand_size
+from bodoge.games.tagiron.position import Position, PositionError, parse_tiles
 from bodoge.games.tagiron.solver import Deduction
 
 HELP = """\

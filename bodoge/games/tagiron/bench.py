@@ -67,7 +67,8 @@ def bench_positions(players: int, count: int, asked: int | None = None) -> list[
     import random
 
     from bodoge.games.tagiron.game import TagironGame
-    from bodoge.games.tagiron.rules import Ask, questions
+    from bodoge.games.tagiron.moves import Ask
+    from bodoge.games.tagiron.rules import questions
 
     game = TagironGame()
     out = []

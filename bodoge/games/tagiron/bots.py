@@ -31,8 +31,8 @@ from bodoge.core.game import Bot, Move, Seat
 from bodoge.core.values import JSON
 from bodoge.games.tagiron.duel import DuelExpert
 from bodoge.games.tagiron.group import GroupExpert
+from bodoge.games.tagiron.moves import Pass
 from bodoge.games.tagiron.position import Position
-from bodoge.games.tagiron.rules import Pass
 from bodoge.games.tagiron.situation import (
     Situation,
     best_variants,

@@ -146,3 +146,13 @@ def cards_for(players: int) -> tuple[str, ...]:
     """The question card ids in play for a player count (21, or 19 with 4 players)."""
     removed = REMOVED_IN_FOUR_PLAYERS if players == 4 else frozenset()
     return tuple(cid for cid in CARDS if cid not in removed)
+
+
+def answering_seats(players: int, asker: int, card: str) -> tuple[int, ...]:
+    """Who answers: the others, or everyone for a shared card and always with 4 players.
+
+    >>> answering_seats(3, 1, "red_sum"), answering_seats(3, 1, "total_sum")
+    ((0, 2), (0, 1, 2))
+    """
+    everyone = CARDS[card].shared or players == 4
+    return tuple(s for s in range(players) if everyone or s != asker)

@@ -444,7 +444,7 @@ class TerminalGame:
 
     def command(self, line: str) -> bool:
         from bodoge.core.errors import GameError
-        from bodoge.games.tagiron.rules import Declare, Pass
+        from bodoge.games.tagiron.moves import Declare, Pass
 
         words = line.split()
         if not words:
@@ -485,7 +485,7 @@ class TerminalGame:
         return True
 
     def _parse_ask(self, rest: Sequence[str]):
-        from bodoge.games.tagiron.rules import Ask
+        from bodoge.games.tagiron.moves import Ask
 
         if not rest:
             raise ValueError("ask which card? e.g. 'ask 2' or 'ask where_1or2 1'")
@@ -508,7 +508,7 @@ class TerminalGame:
         return Ask(card, choice)
 
     def report(self, seat: int, move: object) -> None:
-        from bodoge.games.tagiron.rules import Asked, Declared, Passed
+        from bodoge.games.tagiron.events import Asked, Declared, Passed
 
         who = "You" if seat == self.me else "The bot"
         entry = self.state.log[-1] if self.state.log else None
@@ -553,7 +553,7 @@ class TerminalGame:
         view = self.game.view(self.state, seat)
         move = self.bot.act(view, seat, self.rng)
         if move is None:  # cannot happen on its turn; keep the table moving
-            from bodoge.games.tagiron.rules import Pass
+            from bodoge.games.tagiron.moves import Pass
 
             move = Pass()
         self.state, _ = self.game.apply(self.state, seat, move)

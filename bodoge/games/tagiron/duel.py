@@ -18,9 +18,9 @@ import numpy as np
 from bodoge.core.game import Move
 from bodoge.core.values import JSON
 from bodoge.games.tagiron.cards import cards_for
+from bodoge.games.tagiron.moves import Ask, Pass
 from bodoge.games.tagiron.rivals import public_hands, told_by_my_answers
 from bodoge.games.tagiron.rollout import sample_costs
-from bodoge.games.tagiron.rules import Ask, Pass
 from bodoge.games.tagiron.situation import TIE, Situation, best_variants, pick
 from bodoge.games.tagiron.solver import Deduction, Variant, entropy, face_up_variants
 from bodoge.games.tagiron.worlds import (

@@ -47,8 +47,8 @@ import numpy as np
 
 from bodoge.core.game import Move
 from bodoge.core.values import JSON
+from bodoge.games.tagiron.moves import Ask
 from bodoge.games.tagiron.rivals import rival_race, told_by_my_answers
-from bodoge.games.tagiron.rules import Ask
 from bodoge.games.tagiron.situation import Situation, best_variants, pick, usual_move
 
 #: The worth of racing on while no rival is certain, in "ahead minus behind"

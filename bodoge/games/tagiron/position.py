@@ -24,22 +24,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bodoge.core.values import JSON
-from bodoge.games.tagiron.cards import CARDS, cards_for
+from bodoge.games.tagiron.cards import CARDS, answering_seats, cards_for
+from bodoge.games.tagiron.options import hand_size
 from bodoge.games.tagiron.tiles import is_possible_set, is_tile, sort_hand
 
 
 class PositionError(ValueError):
     """A position that is malformed or that no arrangement of the tiles fits."""
-
-
-def hand_size(players: int) -> int:
-    return 4 if players == 4 else 5
-
-
-def answering_seats(players: int, asker: int, card: str) -> tuple[int, ...]:
-    """Who answers a question (the rules' own reading, without a game state)."""
-    everyone = CARDS[card].shared or players == 4
-    return tuple(s for s in range(players) if everyone or s != asker)
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bodoge.games.tagiron.position import Position, PositionError, Question, answering_seats
+from bodoge.games.tagiron.cards import answering_seats
+from bodoge.games.tagiron.position import Position, PositionError, Question
 from bodoge.games.tagiron.solver import Deduction, Variant
 from bodoge.games.tagiron.worlds import (
     VARIANT_INDEX,

@@ -1,9 +1,12 @@
-"""Tagiron's rules for 2, 3 and 4 players, as a pure state machine.
+"""Tagiron's rules for 2, 3 and 4 players: ``setup``, ``apply`` and what follows from a state.
 
-A state is an immutable value; :func:`apply` returns the next state and the
-events a move caused, or raises a precise error and changes nothing.
+Pure functions over :class:`~bodoge.games.tagiron.state.TagironState`; every
+random choice comes from the table seed through :func:`bodoge.core.rng.rng`.
+:func:`apply` returns the next state and the events a move caused, or raises
+a precise error and changes nothing.  The rules and the readings chosen are
+written up in ``docs/rules/tagiron.md``.
 
->>> state = setup(TagironOptions(players=2), seed=1)
+>>> state = setup(TagironOptions(players=2), 2, seed=1)
 >>> seat = state.turn
 >>> card = next(c for c in state.face_up if CARDS[c].choices is None)
 >>> state2, events = apply(state, seat, Ask(card))
@@ -15,15 +18,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import Literal
+from dataclasses import replace
 
 from bodoge.core.errors import BadOptions, GameFinished, NotYourTurn
 from bodoge.core.game import Event, Move, Result, Seat
 from bodoge.core.rng import rng
-from bodoge.core.values import is_whole
-from bodoge.games.tagiron.answers import Answer, answer, check_choice
-from bodoge.games.tagiron.cards import CARDS, cards_for
+from bodoge.games.tagiron.answers import answer, check_choice
+from bodoge.games.tagiron.cards import CARDS, answering_seats, cards_for
 from bodoge.games.tagiron.errors import (
     BadDeclaration,
     CardNotFaceUp,
@@ -32,159 +33,28 @@ from bodoge.games.tagiron.errors import (
     MayNotPass,
     UnknownCard,
 )
+from bodoge.games.tagiron.events import (
+    Asked,
+    CardRevealed,
+    Declared,
+    GameEnded,
+    Passed,
+    PhaseChanged,
+    TurnStarted,
+)
+from bodoge.games.tagiron.moves import Ask, Declare, Pass
+from bodoge.games.tagiron.options import TagironOptions, hand_size
+from bodoge.games.tagiron.state import TagironState
 from bodoge.games.tagiron.tiles import ALL_TILES, is_possible_set, is_tile, sort_hand, sort_key
 
+#: Question cards face up at a time.
 FACE_UP = 6
-Phase = Literal["play", "final_declaration", "last_turns", "over"]
-Status = Literal["active", "right", "eliminated"]
 
 
-@dataclass(frozen=True)
-class TagironOptions:
-    players: int = 2
-
-    def __post_init__(self) -> None:
-        if not is_whole(self.players) or self.players not in (2, 3, 4):
-            raise BadOptions("Tagiron is for 2, 3 or 4 players")
-
-    @property
-    def hand_size(self) -> int:
-        return 4 if self.players == 4 else 5
-
-
-# --- moves -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Ask(Move):
-    """Ask the face-up question ``card`` (``choice``: the number picked on a choice card)."""
-
-    card: str
-    choice: int | None = None
-
-
-@dataclass(frozen=True)
-class Declare(Move):
-    """Name the target: the opponent's tiles in order (2 players) or the centre set (3–4)."""
-
-    tiles: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Pass(Move):
-    """Give up a turn in which one may only declare or pass."""
-
-
-# --- events and the public log -------------------------------------------
-
-
-@dataclass(frozen=True)
-class Asked(Event):
-    """A question and every answer to it, keyed by the answering seat."""
-
-    seat: Seat
-    card: str
-    choice: int | None
-    answers: tuple[tuple[Seat, Answer], ...]
-
-
-@dataclass(frozen=True)
-class Declared(Event):
-    """A declaration and whether it was right.
-
-    Everyone learns right or wrong; the tiles named are heard only by the
-    seats in ``heard_by`` (2 players: both, since they name the opponent's
-    tiles aloud; 3–4 players: the declarer alone) until the game ends.
-    """
-
-    seat: Seat
-    tiles: tuple[str, ...]
-    right: bool
-    heard_by: tuple[Seat, ...]
-
-
-@dataclass(frozen=True)
-class Passed(Event):
-    seat: Seat
-
-
-@dataclass(frozen=True)
-class CardRevealed(Event):
-    """A question card turned up from the deck into slot ``slot``."""
-
-    card: str
-    slot: int
-
-
-@dataclass(frozen=True)
-class PhaseChanged(Event):
-    phase: Phase
-
-
-@dataclass(frozen=True)
-class TurnStarted(Event):
-    seat: Seat
-
-
-@dataclass(frozen=True)
-class GameEnded(Event):
-    """The end: every tile is revealed."""
-
-    result: Result
-    hands: tuple[tuple[str, ...], ...]
-    centre: tuple[str, ...]
-
-
-LogEntry = Asked | Declared | Passed
-
-
-# --- state -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TagironState:
-    options: TagironOptions
-    hands: tuple[tuple[str, ...], ...]
-    #: The target in 3–4 players; in 2 players the ten tiles set aside, never used.
-    centre: tuple[str, ...]
-    face_up: tuple[str, ...]
-    deck: tuple[str, ...]
-    first: Seat
-    turn: Seat | None
-    phase: Phase = "play"
-    status: tuple[Status, ...] = ()
-    #: Seat order of right declarations (3–4 players) or the 2-player winner.
-    right_order: tuple[Seat, ...] = ()
-    #: Seats still owed their one last turn once the question cards ran out.
-    last_turns: tuple[Seat, ...] = ()
-    log: tuple[LogEntry, ...] = ()
-    result: Result | None = field(default=None)
-
-    @property
-    def players(self) -> int:
-        return self.options.players
-
-    @property
-    def target(self) -> tuple[str, ...]:
-        """What is to be declared: for 2 players, see :meth:`target_of`."""
-        return self.centre
-
-    def target_of(self, seat: Seat) -> tuple[str, ...]:
-        return self.hands[1 - seat] if self.players == 2 else self.centre
-
-    def may_declare(self, seat: Seat) -> bool:
-        if self.phase == "over":
-            return False
-        if self.players == 2:
-            return self.turn == seat
-        return self.status[seat] == "active"
-
-    def may_ask(self, seat: Seat) -> bool:
-        return self.phase == "play" and self.turn == seat and bool(self.face_up)
-
-
-def setup(options: TagironOptions, seed: int) -> TagironState:
+def setup(options: TagironOptions, seats: int, seed: int) -> TagironState:
     """Deal the tiles and turn up six question cards, all from the seed."""
+    if seats != options.players:
+        raise BadOptions(f"a {options.players}-player game needs {options.players} seats")
     tiles = list(ALL_TILES)
     rng(seed, "tiles").shuffle(tiles)
     n, size = options.players, options.hand_size
@@ -205,12 +75,6 @@ def setup(options: TagironOptions, seed: int) -> TagironState:
     )
 
 
-def answering_seats(state: TagironState, asker: Seat, card: str) -> tuple[Seat, ...]:
-    """Who answers: the others, or everyone for a shared card and always with 4 players."""
-    everyone = CARDS[card].shared or state.players == 4
-    return tuple(s for s in range(state.players) if everyone or s != asker)
-
-
 def questions(state: TagironState) -> list[Ask]:
     """Every question that may be asked now, each choice of a choice card apart."""
     moves: list[Ask] = []
@@ -228,7 +92,7 @@ def is_right(state: TagironState, seat: Seat, tiles: Sequence[str]) -> bool:
 
 def check_declaration(players: int, tiles: Sequence[str]) -> tuple[str, ...]:
     """The declared tiles, checked for length and existence; hand order for 2 players."""
-    size = 4 if players == 4 else 5
+    size = hand_size(players)
     if not isinstance(tiles, (list, tuple)) or len(tiles) != size:
         raise BadDeclaration(f"a declaration names exactly {size} tiles")
     bad = [t for t in tiles if not is_tile(t)]
@@ -243,10 +107,24 @@ def check_declaration(players: int, tiles: Sequence[str]) -> tuple[str, ...]:
     return sort_hand(tiles)
 
 
-# --- applying moves ----------------------------------------------------------
+def to_act(state: TagironState) -> frozenset[Seat]:
+    """The seat whose turn it is (none once the game is over)."""
+    return frozenset() if state.turn is None else frozenset({state.turn})
+
+
+def may_act(state: TagironState) -> frozenset[Seat]:
+    """The seat whose turn it is and, with 3–4 players, every seat that may still declare."""
+    if state.phase == "over":
+        return frozenset()
+    return to_act(state) | {s for s in range(state.players) if state.may_declare(s)}
+
+
+def result(state: TagironState) -> Result | None:
+    return state.result
 
 
 def apply(state: TagironState, seat: Seat | None, move: Move) -> tuple[TagironState, list[Event]]:
+    """The next state and the events ``move`` caused; raises and changes nothing if refused."""
     if state.phase == "over":
         raise GameFinished("the game is over")
     if seat is None or not 0 <= seat < state.players:
@@ -272,7 +150,7 @@ def _ask(state: TagironState, seat: Seat, move: Ask) -> tuple[TagironState, list
         raise CardNotFaceUp(f"{move.card} is not face up")
     answers = tuple(
         (s, answer(move.card, state.hands[s], move.choice))
-        for s in answering_seats(state, seat, move.card)
+        for s in answering_seats(state.players, seat, move.card)
     )
     asked = Asked(seat, move.card, move.choice, answers)
     events: list[Event] = [asked]

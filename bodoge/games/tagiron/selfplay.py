@@ -25,11 +25,14 @@ from bodoge.core.errors import GameError
 from bodoge.core.rng import derive_seed, rng
 from bodoge.games.tagiron.bots import make_bot
 from bodoge.games.tagiron.duel import DuelExpert
+from bodoge.games.tagiron.events import Asked, Declared
 from bodoge.games.tagiron.game import TagironGame
+from bodoge.games.tagiron.moves import Ask, Declare
 from bodoge.games.tagiron.position import Position
-from bodoge.games.tagiron.rules import Ask, Asked, Declare, Declared, TagironState, questions
+from bodoge.games.tagiron.rules import questions
 from bodoge.games.tagiron.situation import Situation
 from bodoge.games.tagiron.solver import Deduction, face_up_variants
+from bodoge.games.tagiron.state import TagironState
 
 GAME = TagironGame()
 MAX_MOVES = 400

@@ -5,7 +5,8 @@ from __future__ import annotations
 from bodoge.core.game import Event
 from bodoge.games.tagiron.cards import CARDS
 from bodoge.games.tagiron.game import TagironGame
-from bodoge.games.tagiron.rules import Ask, TagironState
+from bodoge.games.tagiron.moves import Ask
+from bodoge.games.tagiron.state import TagironState
 
 GAME = TagironGame()
 

@@ -17,9 +17,10 @@ from bodoge.games.tagiron.group import (
     stakes_of,
     turns_until,
 )
+from bodoge.games.tagiron.moves import Ask, Declare
 from bodoge.games.tagiron.position import Position
 from bodoge.games.tagiron.rivals import list_worlds, rival_race, told_by_my_answers
-from bodoge.games.tagiron.rules import Ask, Declare, questions
+from bodoge.games.tagiron.rules import questions
 from bodoge.games.tagiron.selfplay import play_game
 from bodoge.games.tagiron.situation import Situation
 from bodoge.games.tagiron.solver import Deduction

@@ -15,7 +15,9 @@ from bodoge.games.tagiron.errors import (
     MayNotPass,
     UnknownCard,
 )
-from bodoge.games.tagiron.rules import Ask, Asked, CardRevealed, Declare, Pass, TagironState
+from bodoge.games.tagiron.events import Asked, CardRevealed
+from bodoge.games.tagiron.moves import Ask, Declare, Pass
+from bodoge.games.tagiron.state import TagironState
 from tests.games.tagiron.helpers import GAME, any_question, ask, new, wrong_tiles
 
 # --- 2 players ------------------------------------------------------------

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 import bodoge.games.tagiron.solver as solver_module
 from bodoge.core.rng import rng
 from bodoge.games.tagiron.answers import answer
+from bodoge.games.tagiron.moves import Declare
 from bodoge.games.tagiron.position import Position, PositionError, Question
-from bodoge.games.tagiron.rules import Declare, questions
+from bodoge.games.tagiron.rules import questions
 from bodoge.games.tagiron.solver import Deduction, face_up_variants
 from bodoge.games.tagiron.tiles import ALL_TILES, sort_hand
 from bodoge.games.tagiron.worlds import (

@@ -1,0 +1,106 @@
+"""What each seat may see of a Tagiron game and of each event, as JSON-ready data.
+
+Hidden from everyone but their holder until the game is over: the tiles of a
+hand and the centre (3–4 players), and the tiles a declaration named (heard
+by both players with 2, by the declarer alone with 3–4).  Questions, answers
+and whether a declaration was right are public.  At the end every tile is
+revealed.
+
+>>> from bodoge.games.tagiron.options import TagironOptions
+>>> from bodoge.games.tagiron.rules import setup
+>>> state = setup(TagironOptions(players=3), 3, seed=5)
+>>> mine = view(state, 0)
+>>> len(mine["hand"]), mine["centre_size"], "centre" in mine, view(state, None)["hand"]
+(5, 5, False, None)
+"""
+
+from __future__ import annotations
+
+from bodoge.core.game import Event, Seat
+from bodoge.core.values import JSON
+from bodoge.games.tagiron.events import (
+    Asked,
+    CardRevealed,
+    Declared,
+    GameEnded,
+    LogEntry,
+    Passed,
+    PhaseChanged,
+    TurnStarted,
+)
+from bodoge.games.tagiron.state import TagironState
+
+
+def view(state: TagironState, seat: Seat | None) -> dict[str, JSON]:
+    """The game as ``seat`` sees it (``None``: a spectator, who sees no hand).
+
+    Keys: ``game``, ``players``, ``seat`` (the viewer), ``hand`` (yours),
+    ``hand_sizes``, ``centre_size``, ``face_up``, ``deck`` (cards left),
+    ``first``, ``turn``, ``phase``, ``status``, ``places``, ``may_ask``,
+    ``may_declare``, ``may_pass``, ``log``, ``result`` and ``revealed`` (every
+    hand and the centre, once the game is over).
+    """
+    over = state.phase == "over"
+    return {
+        "game": "tagiron",
+        "players": state.players,
+        "seat": seat,
+        "hand": list(state.hands[seat]) if seat is not None else None,
+        "hand_sizes": [len(h) for h in state.hands],
+        "centre_size": len(state.centre) if state.players > 2 else 0,
+        "face_up": list(state.face_up),
+        "deck": len(state.deck),
+        "first": state.first,
+        "turn": state.turn,
+        "phase": state.phase,
+        "status": list(state.status),
+        "places": [None] * state.players if state.result is None else list(state.result.places),
+        "may_ask": seat is not None and state.may_ask(seat),
+        "may_declare": seat is not None and state.may_declare(seat),
+        "may_pass": seat is not None and state.may_pass(seat),
+        "log": [log_entry_json(e, seat, over=over) for e in state.log],
+        "result": state.result.to_json() if state.result else None,
+        "revealed": _revealed(state.hands, state.centre) if over else None,
+    }
+
+
+def log_entry_json(entry: LogEntry, seat: Seat | None, *, over: bool) -> dict[str, JSON]:
+    """One public log entry as ``seat`` may see it."""
+    if isinstance(entry, Asked):
+        return {
+            "type": "question",
+            "seat": entry.seat,
+            "card": entry.card,
+            "choice": entry.choice,
+            "answers": {str(s): a for s, a in entry.answers},
+        }
+    if isinstance(entry, Declared):
+        data: dict[str, JSON] = {"type": "declaration", "seat": entry.seat, "right": entry.right}
+        if over or seat in entry.heard_by:
+            data["tiles"] = list(entry.tiles)
+        return data
+    return {"type": "pass", "seat": entry.seat}
+
+
+def observe(event: Event, seat: Seat | None) -> dict[str, JSON] | None:
+    """What ``seat`` may see of ``event`` (``None``: a spectator)."""
+    if isinstance(event, Asked | Declared | Passed):
+        return log_entry_json(event, seat, over=False)
+    if isinstance(event, CardRevealed):
+        return {"type": "card_revealed", "card": event.card, "slot": event.slot}
+    if isinstance(event, PhaseChanged):
+        return {"type": "phase", "phase": event.phase}
+    if isinstance(event, TurnStarted):
+        return {"type": "turn", "seat": event.seat}
+    if isinstance(event, GameEnded):
+        return {
+            "type": "game_over",
+            "result": event.result.to_json(),
+            "revealed": _revealed(event.hands, event.centre),
+        }
+    raise TypeError(f"unknown Tagiron event {event!r}")
+
+
+def _revealed(hands: tuple[tuple[str, ...], ...], centre: tuple[str, ...]) -> dict[str, JSON]:
+    # With 2 players the centre holds the tiles set aside, which nobody ever sees.
+    return {"hands": [list(h) for h in hands], "centre": list(centre) if len(hands) > 2 else []}
