@@ -28,11 +28,12 @@ from rich.console import Console
 from rich.table import Table
 
 from bodoge.core.values import JSON
+from bodoge.games.tagiron.ai.position import Position, PositionError, parse_tiles
+from bodoge.games.tagiron.ai.solver import Deduction, Variant, face_up_variants
 from bodoge.games.tagiron.answers import answer
 from bodoge.games.tagiron.cards import CARDS, answering_seats, cards_for
 from bodoge.games.tagiron.options import hand_size
-from bodoge.games.tagiron.position import Position, PositionError, parse_tiles
-from bodoge.games.tagiron.solver import Deduction
+from bodoge.games.tagiron.terminal import card_label, render_deduction, render_questions
 
 HELP = """\
 [bold]Entering what happens[/] (seats are numbered 0, 1, … clockwise; 'me' is your seat)
@@ -387,15 +388,11 @@ class Assistant:
         for tiles, p in d.candidates(10 if full else 3):
             self.console.print(f"  {' '.join(tiles)}  {p:.1%}")
         if full:
-            from bodoge.games.tagiron.cli import render_deduction
-
             render_deduction(self.console, d, top=10, lang=self.lang, questions=False)
         if count > 1:
             self.show_best(deduction=d)
 
-    def _questions(self, d: Deduction) -> tuple[dict, str]:
-        from bodoge.games.tagiron.solver import face_up_variants
-
+    def _questions(self, d: Deduction) -> tuple[dict[Variant, float], str]:
         if self.face_up:
             return d.question_bits(face_up_variants(self.face_up)), "face-up"
         asked = {e.get("card") for e in self.log}
@@ -409,25 +406,15 @@ class Assistant:
         if not bits:
             self.console.print(f"Best question: {which}" if which else "No question left to ask.")
             return
-        ranked = sorted(bits.items(), key=lambda kv: -kv[1])
-        if not all_rows:
-            (card, choice), value = ranked[0]
-            label = CARDS[card].text(self.lang) + (f" → {choice}" if choice else "")
-            self.console.print(
-                f"Best question ({which}): [bold]{card}[/]"
-                + (f" {choice}" if choice is not None else "")
-                + f" — {label} ({value:.2f} bits)"
-            )
+        if all_rows:
+            render_questions(self.console, bits, self.lang, title=f"Questions ({which})")
             return
-        table = Table(title=f"Questions ({which})", title_justify="left")
-        table.add_column("card")
-        table.add_column("choice", justify="right")
-        table.add_column("question")
-        table.add_column("bits", justify="right")
-        for (card, choice), value in ranked:
-            choice_text = "" if choice is None else str(choice)
-            table.add_row(card, choice_text, CARDS[card].text(self.lang), f"{value:.3f}")
-        self.console.print(table)
+        (card, choice), value = max(bits.items(), key=lambda kv: kv[1])
+        self.console.print(
+            f"Best question ({which}): [bold]{card}[/]"
+            + (f" {choice}" if choice is not None else "")
+            + f" — {card_label(card, choice, self.lang)} ({value:.2f} bits)"
+        )
 
     def show_face_up(self) -> None:
         if not self.face_up:

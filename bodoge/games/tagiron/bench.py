@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import random
 import statistics
 import time
 from collections import Counter
@@ -25,10 +26,13 @@ from rich.console import Console
 from rich.table import Table
 
 from bodoge.core.rng import derive_seed
+from bodoge.games.tagiron.ai.position import Position, Question
+from bodoge.games.tagiron.ai.solver import Deduction, face_up_variants
+from bodoge.games.tagiron.ai.worlds import answer_key, unseen_tiles
 from bodoge.games.tagiron.answers import answer
-from bodoge.games.tagiron.position import Position, Question
-from bodoge.games.tagiron.solver import Deduction, face_up_variants
-from bodoge.games.tagiron.worlds import answer_key, unseen_tiles
+from bodoge.games.tagiron.game import TagironGame
+from bodoge.games.tagiron.moves import Ask
+from bodoge.games.tagiron.rules import questions
 
 #: Targets from the issue: median full decision, in seconds.
 TARGETS = {2: 0.020, 3: 0.200, 4: 1.0}
@@ -64,12 +68,6 @@ def bench_positions(players: int, count: int, asked: int | None = None) -> list[
     The first question is drawn at random, the later ones are the normal bot's
     (the likeliest opening questions are no more typical than random ones).
     """
-    import random
-
-    from bodoge.games.tagiron.game import TagironGame
-    from bodoge.games.tagiron.moves import Ask
-    from bodoge.games.tagiron.rules import questions
-
     game = TagironGame()
     out = []
     for i in range(count):

@@ -81,11 +81,11 @@ class TagironGame(Game[TagironState, TagironMove, TagironOptions]):
     # only where they run (the bot workers, the command line), never by the server.
 
     def assist(self, view: Mapping[str, Any], seat: Seat) -> dict[str, Any] | None:
-        from bodoge.games.tagiron.analysis import analyse_view
+        from bodoge.games.tagiron.ai.analysis import analyse_view
 
         return analyse_view(view, seat)
 
     def bot(self, level: str) -> Bot[TagironMove]:
-        from bodoge.games.tagiron.bots import make_bot
+        from bodoge.games.tagiron.ai.bots import make_bot
 
         return make_bot(level)

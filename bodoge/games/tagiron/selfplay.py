@@ -16,22 +16,23 @@ True
 from __future__ import annotations
 
 import math
+import multiprocessing
 import statistics
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bodoge.core.errors import GameError
 from bodoge.core.rng import derive_seed, rng
-from bodoge.games.tagiron.bots import make_bot
-from bodoge.games.tagiron.duel import DuelExpert
+from bodoge.games.tagiron.ai.bots import make_bot
+from bodoge.games.tagiron.ai.duel import DuelExpert
+from bodoge.games.tagiron.ai.position import Position
+from bodoge.games.tagiron.ai.situation import Situation
+from bodoge.games.tagiron.ai.solver import Deduction, face_up_variants
 from bodoge.games.tagiron.events import Asked, Declared
 from bodoge.games.tagiron.game import TagironGame
 from bodoge.games.tagiron.moves import Ask, Declare
-from bodoge.games.tagiron.position import Position
 from bodoge.games.tagiron.rules import questions
-from bodoge.games.tagiron.situation import Situation
-from bodoge.games.tagiron.solver import Deduction, face_up_variants
 from bodoge.games.tagiron.state import TagironState
 
 GAME = TagironGame()
@@ -171,8 +172,6 @@ def solo_questions(level: str, seed: int) -> int:
 
 
 def _replace_turn(state: TagironState, seat: int) -> TagironState:
-    from dataclasses import replace
-
     return replace(state, turn=seat) if state.phase == "play" else state
 
 
@@ -279,8 +278,6 @@ def run_games(
                 progress(record)
             yield record
         return
-    import multiprocessing
-
     batches = [(players, levels, seed, numbers[i : i + 4]) for i in range(0, games, 4)]
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
         for batch in pool.imap_unordered(_play_many, batches):
@@ -311,8 +308,6 @@ def run_solo_paired(
     if jobs <= 1:
         results = map(_solo_many, batches)
     else:
-        import multiprocessing
-
         pool = multiprocessing.get_context("fork").Pool(jobs)
         results = pool.imap_unordered(_solo_many, batches)
     try:

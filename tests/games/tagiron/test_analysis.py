@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bodoge.games.tagiron.analysis import analyse_view
+from bodoge.games.tagiron.ai.analysis import analyse_view
 from bodoge.games.tagiron.moves import Ask, Declare
 from tests.games.tagiron.helpers import GAME, new
 

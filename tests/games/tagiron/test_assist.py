@@ -9,9 +9,9 @@ import pytest
 from rich.console import Console
 
 from bodoge.cli import main
+from bodoge.games.tagiron.ai.position import Position
+from bodoge.games.tagiron.ai.solver import Deduction
 from bodoge.games.tagiron.assist import Assistant, AssistError, parse_answer
-from bodoge.games.tagiron.position import Position
-from bodoge.games.tagiron.solver import Deduction
 
 
 def drive(script: str, assistant: Assistant | None = None) -> tuple[Assistant, str]:

@@ -8,14 +8,14 @@ import random
 import pytest
 
 from bodoge.core.errors import BadOptions
-from bodoge.games.tagiron.bots import make_bot
-from bodoge.games.tagiron.group import GroupExpert
+from bodoge.games.tagiron.ai.bots import make_bot
+from bodoge.games.tagiron.ai.group import GroupExpert
+from bodoge.games.tagiron.ai.position import Position
+from bodoge.games.tagiron.ai.situation import Situation
+from bodoge.games.tagiron.ai.solver import Deduction
 from bodoge.games.tagiron.moves import Ask, Declare, Pass
-from bodoge.games.tagiron.position import Position
 from bodoge.games.tagiron.rules import questions
 from bodoge.games.tagiron.selfplay import play_game
-from bodoge.games.tagiron.situation import Situation
-from bodoge.games.tagiron.solver import Deduction
 from tests.games.tagiron.helpers import GAME, new
 
 

@@ -10,18 +10,18 @@ import numpy as np
 import pytest
 
 from bodoge.core.rng import derive_seed
-from bodoge.games.tagiron.bots import make_bot
+from bodoge.games.tagiron.ai.bots import make_bot
+from bodoge.games.tagiron.ai.duel import DuelExpert, left_to_rival, rival_bits, unseen_deck
+from bodoge.games.tagiron.ai.position import Position
+from bodoge.games.tagiron.ai.rollout import rollout_costs
+from bodoge.games.tagiron.ai.situation import Situation
+from bodoge.games.tagiron.ai.solver import Deduction, Variant, face_up_variants
+from bodoge.games.tagiron.ai.worlds import VARIANT_INDEX
 from bodoge.games.tagiron.cards import CARDS
-from bodoge.games.tagiron.duel import DuelExpert, left_to_rival, rival_bits, unseen_deck
 from bodoge.games.tagiron.moves import Ask
-from bodoge.games.tagiron.position import Position
-from bodoge.games.tagiron.rollout import rollout_costs
 from bodoge.games.tagiron.rules import questions
 from bodoge.games.tagiron.selfplay import play_game, solo_questions
-from bodoge.games.tagiron.situation import Situation
-from bodoge.games.tagiron.solver import Deduction, Variant, face_up_variants
 from bodoge.games.tagiron.state import TagironState
-from bodoge.games.tagiron.worlds import VARIANT_INDEX
 from tests.games.tagiron.helpers import GAME, new
 
 

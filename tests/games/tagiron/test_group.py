@@ -7,8 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from bodoge.games.tagiron.bots import make_bot
-from bodoge.games.tagiron.group import (
+from bodoge.games.tagiron.ai.bots import make_bot
+from bodoge.games.tagiron.ai.group import (
     FLOOR,
     RACE_ON,
     GroupExpert,
@@ -17,13 +17,13 @@ from bodoge.games.tagiron.group import (
     stakes_of,
     turns_until,
 )
+from bodoge.games.tagiron.ai.position import Position
+from bodoge.games.tagiron.ai.rivals import list_worlds, rival_race, told_by_my_answers
+from bodoge.games.tagiron.ai.situation import Situation
+from bodoge.games.tagiron.ai.solver import Deduction
 from bodoge.games.tagiron.moves import Ask, Declare
-from bodoge.games.tagiron.position import Position
-from bodoge.games.tagiron.rivals import list_worlds, rival_race, told_by_my_answers
 from bodoge.games.tagiron.rules import questions
 from bodoge.games.tagiron.selfplay import play_game
-from bodoge.games.tagiron.situation import Situation
-from bodoge.games.tagiron.solver import Deduction
 from tests.games.tagiron.helpers import GAME, new
 
 

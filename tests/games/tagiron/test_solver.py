@@ -11,15 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import bodoge.games.tagiron.solver as solver_module
+import bodoge.games.tagiron.ai.solver as solver_module
 from bodoge.core.rng import rng
-from bodoge.games.tagiron.answers import answer
-from bodoge.games.tagiron.moves import Declare
-from bodoge.games.tagiron.position import Position, PositionError, Question
-from bodoge.games.tagiron.rules import questions
-from bodoge.games.tagiron.solver import Deduction, face_up_variants
-from bodoge.games.tagiron.tiles import ALL_TILES, sort_hand
-from bodoge.games.tagiron.worlds import (
+from bodoge.games.tagiron.ai.position import Position, PositionError, Question
+from bodoge.games.tagiron.ai.solver import Deduction, face_up_variants
+from bodoge.games.tagiron.ai.worlds import (
     VARIANT_INDEX,
     TileClasses,
     combos,
@@ -29,6 +25,10 @@ from bodoge.games.tagiron.worlds import (
     sequence_keys,
     tile_bits,
 )
+from bodoge.games.tagiron.answers import answer
+from bodoge.games.tagiron.moves import Declare
+from bodoge.games.tagiron.rules import questions
+from bodoge.games.tagiron.tiles import ALL_TILES, sort_hand
 from tests.games.tagiron.helpers import GAME, new
 
 # --- brute force: every arrangement of the unseen tiles, one by one ---------------

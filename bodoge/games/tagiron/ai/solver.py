@@ -1,6 +1,6 @@
 """Exact deduction from one seat: the target's candidates and each question's worth.
 
-From a :class:`~bodoge.games.tagiron.position.Position` (one seat's tiles and
+From a :class:`~bodoge.games.tagiron.ai.position.Position` (one seat's tiles and
 the public log) a :class:`Deduction` counts every *world* — every way the
 physical tiles this seat cannot see may lie — that agrees with every answer,
 and from those counts gives
@@ -15,7 +15,7 @@ and from those counts gives
 How (see ``docs/solver.md``): a seat's answers only ever depend on its own
 hand, so a seat is a boolean vector over the ``C(n, k)`` hands that agree with
 everything it answered.  The joint worlds are disjoint tuples of hands; the
-pair and split tables of :mod:`~bodoge.games.tagiron.worlds` list the disjoint
+pair and split tables of :mod:`~bodoge.games.tagiron.ai.worlds` list the disjoint
 tuples once per process, so with 3 players the 756,756 worlds are one
 vectorised filter, and with 4 players the 63,063,000 worlds are never listed:
 the centre's weight is a two-step sum, first over pairs of hands keyed by their
@@ -24,7 +24,7 @@ values enumerate only the worlds still consistent, a block of centres at a time;
 with 4 players and many worlds they are summed once per class of centres, unions
 and hands that the question and the answers so far cannot tell apart.
 
->>> from bodoge.games.tagiron.position import Position
+>>> from bodoge.games.tagiron.ai.position import Position
 >>> p = Position.from_json({"players": 2, "seat": 0, "hand": ["R0", "B0", "R1", "B1", "R2"],
 ...     "log": [{"seat": 0, "card": "total_sum", "answers": {"0": 4, "1": 40}},
 ...             {"seat": 0, "card": "where_6or7", "choice": 6, "answers": {"1": []}}]})
@@ -44,17 +44,14 @@ from functools import cached_property
 
 import numpy as np
 
-from bodoge.games.tagiron.answers import answer
-from bodoge.games.tagiron.cards import CARDS
-from bodoge.games.tagiron.position import (
+from bodoge.games.tagiron.ai.position import (
     Declaration,
     Position,
     PositionError,
     Question,
     dumps,
 )
-from bodoge.games.tagiron.tiles import TILE_CODES
-from bodoge.games.tagiron.worlds import (
+from bodoge.games.tagiron.ai.worlds import (
     VARIANT_INDEX,
     VARIANTS,
     TileClasses,
@@ -72,6 +69,9 @@ from bodoge.games.tagiron.worlds import (
     universe,
     value_count,
 )
+from bodoge.games.tagiron.answers import answer
+from bodoge.games.tagiron.cards import CARDS
+from bodoge.games.tagiron.tiles import TILE_CODES
 
 Variant = tuple[str, int | None]
 

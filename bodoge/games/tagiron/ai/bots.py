@@ -7,8 +7,8 @@ declare out of turn).
 * ``easy`` asks a random face-up question and declares only when certain;
 * ``normal`` asks the question worth the most bits now and declares when
   certain (and guesses the likeliest target when a guess costs nothing);
-* ``expert`` plays 2-player games with :class:`~bodoge.games.tagiron.duel.DuelExpert`
-  and 3–4 player games with :class:`~bodoge.games.tagiron.group.GroupExpert`.
+* ``expert`` plays 2-player games with :class:`~bodoge.games.tagiron.ai.duel.DuelExpert`
+  and 3–4 player games with :class:`~bodoge.games.tagiron.ai.group.GroupExpert`.
 
 >>> from bodoge.games.tagiron.game import TagironGame
 >>> game = TagironGame()
@@ -29,18 +29,18 @@ from typing import ClassVar
 from bodoge.core.errors import BadOptions
 from bodoge.core.game import Bot, Move, Seat
 from bodoge.core.values import JSON
-from bodoge.games.tagiron.duel import DuelExpert
-from bodoge.games.tagiron.group import GroupExpert
-from bodoge.games.tagiron.moves import Pass
-from bodoge.games.tagiron.position import Position
-from bodoge.games.tagiron.situation import (
+from bodoge.games.tagiron.ai.duel import DuelExpert
+from bodoge.games.tagiron.ai.group import GroupExpert
+from bodoge.games.tagiron.ai.position import Position
+from bodoge.games.tagiron.ai.situation import (
     Situation,
     best_variants,
     pick,
     random_question,
     usual_move,
 )
-from bodoge.games.tagiron.solver import Deduction
+from bodoge.games.tagiron.ai.solver import Deduction
+from bodoge.games.tagiron.moves import Pass
 
 
 class TagironBot(Bot[Move]):

@@ -37,7 +37,7 @@ import numpy as np
 
 from bodoge.games.tagiron.answers import answer
 from bodoge.games.tagiron.cards import CARDS
-from bodoge.games.tagiron.tiles import ALL_TILES, TILE_CODES
+from bodoge.games.tagiron.tiles import ALL_TILES, TILE_CODES, sort_hand
 
 # --- question variants and answer ids ----------------------------------------
 
@@ -472,8 +472,6 @@ class Universe:
 
     def hands_of_set(self, tiles: Sequence[str]) -> np.ndarray:
         """A boolean mask of the hands whose tile set is ``tiles`` (any order)."""
-        from bodoge.games.tagiron.tiles import sort_hand
-
         d = self.set_index.get(sort_hand(tiles), -1)
         return self.distinct == d
 

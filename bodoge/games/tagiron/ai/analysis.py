@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bodoge.core.values import JSON
-from bodoge.games.tagiron.position import Position
-from bodoge.games.tagiron.solver import analyse
+from bodoge.games.tagiron.ai.position import Position
+from bodoge.games.tagiron.ai.solver import analyse
 
 TOP = 8
 

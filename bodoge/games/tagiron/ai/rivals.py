@@ -12,7 +12,7 @@ counting its other hands as certain as those are on average.
 a question tells everyone about its hand (with 2 players, only a shared card
 makes the asker answer).
 
->>> from bodoge.games.tagiron.position import Position
+>>> from bodoge.games.tagiron.ai.position import Position
 >>> p = Position.from_json({"players": 3, "seat": 0, "hand": ["R2", "B2", "B3", "R4", "B8"],
 ...     "log": [{"seat": 0, "card": "red_sum", "answers": {"1": 13, "2": 15}},
 ...             {"seat": 1, "card": "blue_sum", "answers": {"0": 13, "2": 0}},
@@ -35,15 +35,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bodoge.games.tagiron.cards import answering_seats
-from bodoge.games.tagiron.position import Position, PositionError, Question
-from bodoge.games.tagiron.solver import Deduction, Variant
-from bodoge.games.tagiron.worlds import (
+from bodoge.games.tagiron.ai.position import Position, PositionError, Question
+from bodoge.games.tagiron.ai.solver import Deduction, Variant
+from bodoge.games.tagiron.ai.worlds import (
     VARIANT_INDEX,
     answer_id,
     hand_answer_ids,
     universe,
 )
+from bodoge.games.tagiron.cards import answering_seats
 
 #: Worlds listed at most: with more, no rival is anywhere near certain.
 MAX_WORLDS = 20_000

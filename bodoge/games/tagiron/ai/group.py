@@ -21,7 +21,7 @@ this seat, next on turn, is then asked last)::
     wait = Σ over worlds  P(world) · (race_on(racing − certain rivals) − certain rivals)
            + eliminated
 
-Which rivals are certain comes from :func:`~bodoge.games.tagiron.rivals.rival_race`:
+Which rivals are certain comes from :func:`~bodoge.games.tagiron.ai.rivals.rival_race`:
 late in a game this seat's worlds are few, and each fixes every rival's hand.
 
 **What to ask.**  The normal bot's bits about the centre, less the bits this
@@ -47,9 +47,9 @@ import numpy as np
 
 from bodoge.core.game import Move
 from bodoge.core.values import JSON
+from bodoge.games.tagiron.ai.rivals import rival_race, told_by_my_answers
+from bodoge.games.tagiron.ai.situation import Situation, best_variants, pick, usual_move
 from bodoge.games.tagiron.moves import Ask
-from bodoge.games.tagiron.rivals import rival_race, told_by_my_answers
-from bodoge.games.tagiron.situation import Situation, best_variants, pick, usual_move
 
 #: The worth of racing on while no rival is certain, in "ahead minus behind"
 #: over the rivals still racing: by player count, then by (rivals racing, turns

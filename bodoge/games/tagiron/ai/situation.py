@@ -7,9 +7,9 @@ from collections.abc import Callable, Mapping, Sequence
 
 from bodoge.core.game import Move, Seat
 from bodoge.core.values import JSON
+from bodoge.games.tagiron.ai.solver import Deduction, Variant, face_up_variants
 from bodoge.games.tagiron.cards import CARDS
 from bodoge.games.tagiron.moves import Ask, Declare, Pass
-from bodoge.games.tagiron.solver import Deduction, Variant, face_up_variants
 
 #: Questions whose worth differs by less than this are taken as equal.
 TIE = 1e-9

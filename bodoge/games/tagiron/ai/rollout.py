@@ -18,8 +18,8 @@ game, which face-up card the opponent takes on its turns (a card at random; a
 shared one tells this seat the opponent's answer too).  If the cards run out
 first, the count is the questions asked plus one.
 
->>> from bodoge.games.tagiron.position import Position
->>> from bodoge.games.tagiron.solver import Deduction
+>>> from bodoge.games.tagiron.ai.position import Position
+>>> from bodoge.games.tagiron.ai.solver import Deduction
 >>> p = Position.from_json({"players": 2, "seat": 0, "hand": ["R0", "B0", "R1", "B1", "R2"],
 ...     "log": [{"seat": 0, "card": "total_sum", "answers": {"0": 4, "1": 40}}],
 ...     "face_up": ["red_count", "where_5", "blue_sum"]})
@@ -39,9 +39,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from bodoge.games.tagiron.ai.solver import Deduction, Variant, face_up_variants
+from bodoge.games.tagiron.ai.worlds import VARIANT_INDEX, VARIANTS
 from bodoge.games.tagiron.cards import CARDS
-from bodoge.games.tagiron.solver import Deduction, Variant, face_up_variants
-from bodoge.games.tagiron.worlds import VARIANT_INDEX, VARIANTS
 
 #: Card ``i`` is bit ``1 << i`` of a card mask.
 CARD_IDS: tuple[str, ...] = tuple(CARDS)

@@ -2,7 +2,7 @@
 
 :class:`DuelExpert` chooses the expert's move with 2 players (see
 ``docs/solver.md``, "Bots"): the normal bot's question unless a rollout
-(:mod:`~bodoge.games.tagiron.rollout`) finds one that needs clearly fewer
+(:mod:`~bodoge.games.tagiron.ai.rollout`) finds one that needs clearly fewer
 questions until certain, less what a question gives the opponent, and a
 declaration when naming the likeliest hand now is worth more than asking.
 """
@@ -17,17 +17,17 @@ import numpy as np
 
 from bodoge.core.game import Move
 from bodoge.core.values import JSON
-from bodoge.games.tagiron.cards import cards_for
-from bodoge.games.tagiron.moves import Ask, Pass
-from bodoge.games.tagiron.rivals import public_hands, told_by_my_answers
-from bodoge.games.tagiron.rollout import sample_costs
-from bodoge.games.tagiron.situation import TIE, Situation, best_variants, pick
-from bodoge.games.tagiron.solver import Deduction, Variant, entropy, face_up_variants
-from bodoge.games.tagiron.worlds import (
+from bodoge.games.tagiron.ai.rivals import public_hands, told_by_my_answers
+from bodoge.games.tagiron.ai.rollout import sample_costs
+from bodoge.games.tagiron.ai.situation import TIE, Situation, best_variants, pick
+from bodoge.games.tagiron.ai.solver import Deduction, Variant, entropy, face_up_variants
+from bodoge.games.tagiron.ai.worlds import (
     VARIANT_INDEX,
     hand_answer_ids,
     universe,
 )
+from bodoge.games.tagiron.cards import cards_for
+from bodoge.games.tagiron.moves import Ask, Pass
 
 
 def unseen_deck(view: Mapping[str, JSON]) -> list[str]:
@@ -115,7 +115,7 @@ def rival_bits(d: Deduction, cards: Sequence[str]) -> dict[str, float]:
     """For each card, the most bits its answer from this seat would tell the opponent.
 
     The opponent's view of this hand is taken as every hand that fits this
-    seat's public answers (:func:`~bodoge.games.tagiron.rivals.public_hands`).
+    seat's public answers (:func:`~bodoge.games.tagiron.ai.rivals.public_hands`).
     """
     everything = universe((), d.position.k)
     public = public_hands(d.position)
