@@ -8,7 +8,7 @@ from bodoge.core.errors import (
     IllegalMove,
     NotYourTurn,
 )
-from bodoge.core.game import Bot, Clock, Event, Game, Move, Result, Seat
+from bodoge.core.game import Bot, Clock, EndReason, Event, Game, Move, Result, Seat
 from bodoge.core.rng import derive_seed, rng
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "BadOptions",
     "Bot",
     "Clock",
+    "EndReason",
     "Event",
     "Game",
     "GameError",

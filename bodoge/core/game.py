@@ -11,7 +11,8 @@ runner and the command line only ever talk to a game through :class:`Game`.
   and changes nothing when the move is not allowed);
 * ``view(state, seat)`` is what one seat (or a spectator, ``seat=None``) may
   see, as JSON-ready data; ``observe(event, seat)`` likewise for one event;
-* ``result(state)`` is ``None`` while the game runs.
+* ``result(state)`` is ``None`` while the game runs, then a :class:`Result`
+  whose ``reason`` is one of :class:`EndReason`.
 
 Seats are numbered from 0.  A move with ``seat=None`` comes from the table
 itself (a clock running out), never from a player.
@@ -23,6 +24,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import ClassVar, Generic, TypeVar
 
 from bodoge.core.values import JSON
@@ -43,16 +45,48 @@ M = TypeVar("M", bound=Move)
 Opts = TypeVar("Opts")
 
 
+class EndReason(StrEnum):
+    """Why a game ended, for every game (as python-chess's ``Termination`` is for chess).
+
+    The values are stable codes: clients show them and the store keeps them in
+    finished tables' results, so a value is never renamed or reused.
+
+    >>> EndReason("declared") is EndReason.DECLARED, f"{EndReason.ABANDONED}"
+    (True, 'abandoned')
+    """
+
+    #: The table's: nobody watched the running game for too long (any game).
+    ABANDONED = "abandoned"
+    #: Tagiron, 2 players: the second player declared right, and wins.
+    DECLARED = "declared"
+    #: Tagiron, 2 players: both declared right, the second in its final declaration.
+    DRAW = "draw"
+    #: Tagiron, 2 players: the first player declared right and the second, in its
+    #: final declaration, was wrong or passed.
+    FINAL_DECLARATION_WRONG = "final_declaration_wrong"
+    #: Tagiron: the question cards ran out and the last turns are over.
+    NO_CARDS = "no_cards"
+    #: Tagiron, 3–4 players: all but one declared right, so every place is decided.
+    PLACES_DECIDED = "places_decided"
+    #: Tagiron, 3–4 players: everyone has declared, before the cards ran out.
+    NO_DECLARERS = "no_declarers"
+    #: Illustori: a player played their last card and the final round was played.
+    HAND_EMPTIED = "hand_emptied"
+
+
 @dataclass(frozen=True)
 class Result:
     """How a finished game ended.
 
     ``places[seat]`` is 1 for first place (several seats may share a place),
     2 for second and so on, or ``None`` for a seat left unranked.
+
+    >>> Result((2, 1), EndReason.DECLARED).to_json()
+    {'places': [2, 1], 'reason': 'declared', 'winners': [1]}
     """
 
     places: tuple[int | None, ...]
-    reason: str
+    reason: EndReason
 
     @property
     def winners(self) -> tuple[Seat, ...]:
@@ -63,7 +97,11 @@ class Result:
         return not self.winners or len(self.winners) == len(self.places)
 
     def to_json(self) -> dict[str, JSON]:
-        return {"places": list(self.places), "reason": self.reason, "winners": list(self.winners)}
+        return {
+            "places": list(self.places),
+            "reason": self.reason.value,
+            "winners": list(self.winners),
+        }
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, S
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bodoge.core.errors import GameError, GameFinished, NotYourTurn
-from bodoge.core.game import Clock, Event, Game, Move, Seat
+from bodoge.core.game import Clock, EndReason, Event, Game, Move, Result, Seat
 from bodoge.core.rng import derive_seed
 from bodoge.core.values import JSON
 from bodoge.server import render
@@ -463,7 +463,7 @@ class LiveTable:
         if self.status != "playing" or len(self.audience):
             return
         now = now_ms()
-        ended = {"places": [None] * len(self.seats), "reason": "abandoned", "winners": []}
+        ended = Result((None,) * len(self.seats), EndReason.ABANDONED).to_json()
         await self.host.store.end_table(self.id, now, ended)
         self.status, self.finished_at, self.ended = "finished", now, ended
         self.deadlines, self.clock, self.clock_deadline = {}, None, None

@@ -22,7 +22,7 @@ from jsonschema import Draft202012Validator
 import bodoge.core
 import bodoge.games
 from bodoge.core.errors import GameError
-from bodoge.core.game import Game
+from bodoge.core.game import EndReason, Game
 from bodoge.core.values import JSON
 from bodoge.games import registry as games
 from bodoge.server.protocol import CLIENT_MESSAGES, ERRORS, SERVER_MESSAGES
@@ -94,6 +94,15 @@ def test_the_error_code_enum_is_every_code_the_code_defines() -> None:
     enum = _load("server/error.json")["$defs"]["code"]["enum"]
     assert len(enum) == len(set(enum))
     assert set(enum) == set(ERRORS) | _every_game_error_code()
+
+
+def test_the_end_reasons_are_exactly_the_enum_and_each_game_narrows_them() -> None:
+    reasons = _load("common.json")["$defs"]["end_reason"]["enum"]
+    assert len(reasons) == len(set(reasons))
+    assert set(reasons) == {r.value for r in EndReason}
+    for game_id in games():
+        narrowed = _load(f"games/{game_id}/result.json")["properties"]["reason"]["enum"]
+        assert EndReason.ABANDONED in narrowed and set(narrowed) <= set(reasons), game_id
 
 
 def _overrides(game: Game, method: str) -> bool:
@@ -320,7 +329,7 @@ def _problems(*frames: str) -> list[str]:
 
 
 def test_the_checker_accepts_a_good_snapshot_and_patch() -> None:
-    turn = {"type": "turn", "seat": 0}
+    turn = {"type": "turn_started", "seat": 0}
     ops = [{"op": "replace", "path": "/deck", "value": 14}]
     assert _problems(json.dumps(_snapshot()), _event(ops, [turn])) == []
 

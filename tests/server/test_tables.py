@@ -256,7 +256,7 @@ async def test_a_finished_table_leaves_memory_and_comes_back(
     await asyncio.sleep(0.4)
     assert table not in server.tables.live
     again = await tabs[1].ok("table.open", table=table)
-    assert again["n"] == 2 and again["result"]["reason"] == "done"
+    assert again["n"] == 2 and again["result"]["reason"] == "places_decided"
     assert again["view"]["secret"] == "secret-1"
     await tabs[1].ok("table.close", table=table)
     # Loaded without anyone opening it (the history endpoint does that): it leaves too.

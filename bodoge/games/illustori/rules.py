@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from bodoge.core.errors import BadMove, BadOptions, GameFinished, IllegalMove, NotYourTurn
-from bodoge.core.game import Clock, Event, Result
+from bodoge.core.game import Clock, EndReason, Event, Result
 from bodoge.core.rng import derive_seed, rng
 from bodoge.core.values import is_whole
 from bodoge.games.illustori import kana, shiritori
@@ -113,7 +113,7 @@ def result(state: IllustoriState) -> Result | None:
     if state.phase != "ended":
         return None
     places = tuple(1 if s in state.winners else 2 for s in range(state.seats))
-    return Result(places, "hand_emptied")
+    return Result(places, EndReason.HAND_EMPTIED)
 
 
 def apply(

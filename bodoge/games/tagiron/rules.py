@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from bodoge.core.errors import BadOptions, GameFinished, NotYourTurn
-from bodoge.core.game import Event, Move, Result, Seat
+from bodoge.core.game import EndReason, Event, Move, Result, Seat
 from bodoge.core.rng import rng
 from bodoge.games.tagiron.answers import answer, check_choice
 from bodoge.games.tagiron.cards import CARDS, answering_seats, cards_for
@@ -114,7 +114,7 @@ def to_act(state: TagironState) -> frozenset[Seat]:
 
 def may_act(state: TagironState) -> frozenset[Seat]:
     """The seat whose turn it is and, with 3–4 players, every seat that may still declare."""
-    if state.phase == "over":
+    if state.phase == "ended":
         return frozenset()
     return to_act(state) | {s for s in range(state.players) if state.may_declare(s)}
 
@@ -125,7 +125,7 @@ def result(state: TagironState) -> Result | None:
 
 def apply(state: TagironState, seat: Seat | None, move: Move) -> tuple[TagironState, list[Event]]:
     """The next state and the events ``move`` caused; raises and changes nothing if refused."""
-    if state.phase == "over":
+    if state.phase == "ended":
         raise GameFinished("the game is over")
     if seat is None or not 0 <= seat < state.players:
         raise NotYourTurn("Tagiron has no table moves")
@@ -196,7 +196,9 @@ def _pass(state: TagironState, seat: Seat) -> tuple[TagironState, list[Event]]:
     state = replace(state, log=(*state.log, passed))
     events: list[Event] = [passed]
     if state.phase == "final_declaration":
-        return _finish(state, _places_for_winner(state.first), "final_declaration_wrong", events)
+        return _finish(
+            state, _places_for_winner(state.first), EndReason.FINAL_DECLARATION_WRONG, events
+        )
     return _next_last_turn(replace(state, last_turns=state.last_turns[1:]), events)
 
 
@@ -206,9 +208,10 @@ def _after_two_player_declaration(
     second = 1 - state.first
     if state.phase == "final_declaration":
         places = (1, 1) if right else _places_for_winner(state.first)
-        return _finish(state, places, "draw" if right else "final_declaration_wrong", events)
+        reason = EndReason.DRAW if right else EndReason.FINAL_DECLARATION_WRONG
+        return _finish(state, places, reason, events)
     if right and seat == second:
-        return _finish(state, _places_for_winner(second), "declared", events)
+        return _finish(state, _places_for_winner(second), EndReason.DECLARED, events)
     if right:
         state = replace(state, phase="final_declaration", turn=second, right_order=(seat,))
         events += [PhaseChanged("final_declaration"), TurnStarted(second)]
@@ -263,7 +266,7 @@ def _advance(
 def _next_last_turn(state: TagironState, events: list[Event]) -> tuple[TagironState, list[Event]]:
     if not state.last_turns:
         if state.players == 2:
-            return _finish(state, (1, 1), "no_cards", events)
+            return _finish(state, (1, 1), EndReason.NO_CARDS, events)
         return _finish_group(state, events)
     nxt = state.last_turns[0]
     events.append(TurnStarted(nxt))
@@ -279,19 +282,18 @@ def _finish_group(state: TagironState, events: list[Event]) -> tuple[TagironStat
         for s in range(state.players):
             if state.status[s] == "active":
                 places[s] = state.players
-    reason = (
-        "places_decided"
-        if decided
-        else "no_cards"
-        if state.phase == "last_turns"
-        else "no_declarers"
-    )
+    if decided:
+        reason = EndReason.PLACES_DECIDED
+    elif state.phase == "last_turns":
+        reason = EndReason.NO_CARDS
+    else:
+        reason = EndReason.NO_DECLARERS
     return _finish(state, tuple(places), reason, events)
 
 
 def _finish(
-    state: TagironState, places: tuple[int | None, ...], reason: str, events: list[Event]
+    state: TagironState, places: tuple[int | None, ...], reason: EndReason, events: list[Event]
 ) -> tuple[TagironState, list[Event]]:
     result = Result(tuple(places), reason)
     events.append(GameEnded(result, state.hands, state.centre))
-    return replace(state, phase="over", turn=None, last_turns=(), result=result), events
+    return replace(state, phase="ended", turn=None, last_turns=(), result=result), events

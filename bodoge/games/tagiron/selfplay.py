@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from bodoge.core.errors import GameError
+from bodoge.core.game import EndReason
 from bodoge.core.rng import derive_seed, rng
 from bodoge.games.tagiron.ai.bots import make_bot
 from bodoge.games.tagiron.ai.duel import DuelExpert
@@ -48,7 +49,7 @@ class GameRecord:
     seed: int
     levels: tuple[str, ...]
     places: tuple[int | None, ...]
-    reason: str
+    reason: EndReason
     questions: int
     #: Seat of each declaration and whether it was right.
     declarations: tuple[tuple[int, bool], ...] = ()

@@ -14,7 +14,7 @@ from bodoge.core.game import Result, Seat
 from bodoge.games.tagiron.events import LogEntry
 from bodoge.games.tagiron.options import TagironOptions
 
-Phase = Literal["play", "final_declaration", "last_turns", "over"]
+Phase = Literal["play", "final_declaration", "last_turns", "ended"]
 Status = Literal["active", "right", "eliminated"]
 
 
@@ -23,7 +23,7 @@ class TagironState:
     """One moment of a game.
 
     ``deck[0]`` is the next question card to turn up.  ``turn`` is ``None``
-    once the game is over.
+    once the game has ended.
     """
 
     options: TagironOptions
@@ -56,7 +56,7 @@ class TagironState:
         return self.hands[1 - seat] if self.players == 2 else self.centre
 
     def may_declare(self, seat: Seat) -> bool:
-        if self.phase == "over":
+        if self.phase == "ended":
             return False
         if self.players == 2:
             return self.turn == seat
@@ -67,4 +67,4 @@ class TagironState:
 
     def may_pass(self, seat: Seat) -> bool:
         """Only in a turn in which one may only declare or pass."""
-        return self.turn == seat and self.phase not in ("play", "over")
+        return self.turn == seat and self.phase not in ("play", "ended")

@@ -40,7 +40,7 @@ def view(state: TagironState, seat: Seat | None) -> dict[str, JSON]:
     ``may_declare``, ``may_pass``, ``log``, ``result`` and ``revealed`` (every
     hand and the centre, once the game is over).
     """
-    over = state.phase == "over"
+    ended = state.phase == "ended"
     return {
         "game": "tagiron",
         "players": state.players,
@@ -58,13 +58,13 @@ def view(state: TagironState, seat: Seat | None) -> dict[str, JSON]:
         "may_ask": seat is not None and state.may_ask(seat),
         "may_declare": seat is not None and state.may_declare(seat),
         "may_pass": seat is not None and state.may_pass(seat),
-        "log": [log_entry_json(e, seat, over=over) for e in state.log],
+        "log": [log_entry_json(e, seat, ended=ended) for e in state.log],
         "result": state.result.to_json() if state.result else None,
-        "revealed": _revealed(state.hands, state.centre) if over else None,
+        "revealed": _revealed(state.hands, state.centre) if ended else None,
     }
 
 
-def log_entry_json(entry: LogEntry, seat: Seat | None, *, over: bool) -> dict[str, JSON]:
+def log_entry_json(entry: LogEntry, seat: Seat | None, *, ended: bool) -> dict[str, JSON]:
     """One public log entry as ``seat`` may see it."""
     if isinstance(entry, Asked):
         return {
@@ -76,7 +76,7 @@ def log_entry_json(entry: LogEntry, seat: Seat | None, *, over: bool) -> dict[st
         }
     if isinstance(entry, Declared):
         data: dict[str, JSON] = {"type": "declaration", "seat": entry.seat, "right": entry.right}
-        if over or seat in entry.heard_by:
+        if ended or seat in entry.heard_by:
             data["tiles"] = list(entry.tiles)
         return data
     return {"type": "pass", "seat": entry.seat}
@@ -85,16 +85,16 @@ def log_entry_json(entry: LogEntry, seat: Seat | None, *, over: bool) -> dict[st
 def observe(event: Event, seat: Seat | None) -> dict[str, JSON] | None:
     """What ``seat`` may see of ``event`` (``None``: a spectator)."""
     if isinstance(event, Asked | Declared | Passed):
-        return log_entry_json(event, seat, over=False)
+        return log_entry_json(event, seat, ended=False)
     if isinstance(event, CardRevealed):
         return {"type": "card_revealed", "card": event.card, "slot": event.slot}
     if isinstance(event, PhaseChanged):
         return {"type": "phase", "phase": event.phase}
     if isinstance(event, TurnStarted):
-        return {"type": "turn", "seat": event.seat}
+        return {"type": "turn_started", "seat": event.seat}
     if isinstance(event, GameEnded):
         return {
-            "type": "game_over",
+            "type": "game_ended",
             "result": event.result.to_json(),
             "revealed": _revealed(event.hands, event.centre),
         }

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from bodoge.core.errors import BadMove, BadOptions, GameFinished, IllegalMove, NotYourTurn
-from bodoge.core.game import Bot, Clock, Event, Game, Move, Result, Seat
+from bodoge.core.game import Bot, Clock, EndReason, Event, Game, Move, Result, Seat
 from bodoge.core.values import JSON
 
 
@@ -169,7 +169,8 @@ class RelayGame(Game[RelayState, Move, RelayOptions]):
     def result(self, state: RelayState) -> Result | None:
         if not state.over:
             return None
-        return Result((1,) * state.options.players, "done")
+        # every seat shares first place once the rounds are played
+        return Result((1,) * state.options.players, EndReason.PLACES_DECIDED)
 
     def move_from_json(self, data: Mapping[str, JSON]) -> Move:
         kind = data.get("type")

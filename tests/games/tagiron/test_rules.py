@@ -70,7 +70,7 @@ def test_second_player_right_wins_at_once() -> None:
     first, second = state.first, 1 - state.first
     state, _ = ask(state)
     state, _events = GAME.apply(state, second, Declare(state.hands[first]))
-    assert state.phase == "over"
+    assert state.phase == "ended"
     assert state.result.winners == (second,)
     assert state.result.reason == "declared"
 
@@ -174,7 +174,7 @@ def test_three_player_answers_and_out_of_turn_declarations() -> None:
     state, _ = GAME.apply(state, loser, Declare(wrong_tiles(state.centre)))
     assert state.status[loser] == "eliminated" and state.phase == "play"
     state, _ = GAME.apply(state, winner, Declare(state.centre))
-    assert state.phase == "over"
+    assert state.phase == "ended"
     assert state.result.places[other] == 1
     assert state.result.places[winner] == 2
     assert state.result.places[loser] is None

@@ -71,7 +71,7 @@ class TagironBot(Bot[Move]):
         return found
 
     def act(self, view: Mapping[str, JSON], seat: Seat, rng: random.Random) -> Move | None:
-        if view["phase"] == "over" or view.get("seat", seat) != seat:
+        if view["phase"] == "ended" or view.get("seat", seat) != seat:
             return None
         my_turn = view["turn"] == seat
         if not my_turn and not (view["players"] > 2 and view["may_declare"]):

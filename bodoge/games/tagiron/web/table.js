@@ -80,7 +80,7 @@ export function createTable(ctx) {
   ];
 
   const you = () => view?.seat ?? null;
-  const over = () => view?.phase === "over";
+  const over = () => view?.phase === "ended";
   const assistAllowed = () =>
     !ctx.readonly && Boolean(ctx.table?.settings?.assistant) && you() !== null && !over();
 
@@ -599,7 +599,7 @@ export function createTable(ctx) {
     update,
     turnText(s) {
       const v = s.view;
-      if (!v || v.phase === "over" || v.turn === null || v.turn === undefined) return null;
+      if (!v || v.phase === "ended" || v.turn === null || v.turn === undefined) return null;
       const yours = v.turn === v.seat;
       const name = ctx.seatNameNode(v.turn);
       if (v.phase === "final_declaration") return { text: yours ? t("tg.turn.final_yours") : tn("tg.turn.final_theirs", { name }), mine: yours };
