@@ -274,35 +274,58 @@ def judge(
         raise TypeError(f"a word is text, not {word!r}")
     allowed = None if previous is None else next_heads(previous, language)
     banned_keys = {_banned_key(entry, language) for entry in banned}
+    reason, used_head, used_tail = _read(word, language, head, tail)
+    if reason is None:
+        reason = _link(used_head, used_tail, language, allowed, banned_keys, ban_same_ends)
+    heads = _heads_after(word, used_tail, language) if reason is Reason.OK else frozenset()
+    return Judgement(reason is Reason.OK, str(reason), word, used_head, used_tail, heads, language)
 
-    def verdict(reason: Reason, head: str | None = None, tail: str | None = None) -> Judgement:
-        heads = _heads_after(word, tail, language) if reason is Reason.OK else frozenset()
-        return Judgement(reason is Reason.OK, str(reason), word, head, tail, heads, language)
 
+def _read(
+    word: str, language: str, head: str | None, tail: str | None
+) -> tuple[Reason | None, str | None, str | None]:
+    """The head and tail to judge ``word`` by, or why it cannot be played as given.
+
+    The reason is one of the first five (``empty`` to ``tail_mismatch``) or
+    ``None``, and the ends are those the judgement reports.
+    """
     if not _visible(word):
-        return verdict(Reason.EMPTY)
+        return Reason.EMPTY, None, None
     own_head, own_tail = ends(word, language)
     stated_head = _stated(head, language, at_head=True)
     stated_tail = _stated(tail, language, at_head=False)
     used_head = own_head or stated_head or None
     used_tail = own_tail or stated_tail or None
     if language == "en" and own_head is None:
-        return verdict(Reason.NO_LETTERS)
+        return Reason.NO_LETTERS, None, None
     if used_head is None or used_tail is None:
-        return verdict(Reason.NOT_KANA, used_head, used_tail)
+        return Reason.NOT_KANA, used_head, used_tail
     if own_head and stated_head is not None and not _same(own_head, stated_head, language):
-        return verdict(Reason.HEAD_MISMATCH, used_head, used_tail)
+        return Reason.HEAD_MISMATCH, used_head, used_tail
     if own_tail and stated_tail is not None and not _same(own_tail, stated_tail, language):
-        return verdict(Reason.TAIL_MISMATCH, used_head, used_tail)
-    if allowed is not None and not any(_same(used_head, h, language) for h in allowed):
-        return verdict(Reason.NO_LINK, used_head, used_tail)
-    if language == "ja" and kana.base(used_tail) == kana.N:
-        return verdict(Reason.ENDS_WITH_N, used_head, used_tail)
-    if ban_same_ends and _same(used_head, used_tail, language):
-        return verdict(Reason.SAME_ENDS, used_head, used_tail)
-    if _key(used_tail, language) in banned_keys:
-        return verdict(Reason.BANNED_JOINT, used_head, used_tail)
-    return verdict(Reason.OK, used_head, used_tail)
+        return Reason.TAIL_MISMATCH, used_head, used_tail
+    return None, used_head, used_tail
+
+
+def _link(
+    head: str,
+    tail: str,
+    language: str,
+    allowed: frozenset[str] | None,
+    banned_keys: set[str],
+    ban_same_ends: bool,
+) -> Reason:
+    """Whether a readable word links to the one before (``no_link``) and breaks no rule
+    the table plays with (the penalties), in the order :func:`judge` reports them."""
+    if allowed is not None and not any(_same(head, h, language) for h in allowed):
+        return Reason.NO_LINK
+    if language == "ja" and kana.base(tail) == kana.N:
+        return Reason.ENDS_WITH_N
+    if ban_same_ends and _same(head, tail, language):
+        return Reason.SAME_ENDS
+    if _key(tail, language) in banned_keys:
+        return Reason.BANNED_JOINT
+    return Reason.OK
 
 
 def _key(letter: str, language: str) -> str | None:

@@ -274,23 +274,49 @@ class Assistant:
         if any(e.get("card") == card for e in self.log):
             raise AssistError(f"{card} was already asked; 'log' shows the entries")
         rest = list(words[2:])
-        choice = None
+        choice = self._choice(card, rest)
+        seats = answering_seats(self.players, asker, card)
+        answers = self._answers(card, choice, seats, self._given(card, rest, seats))
+        entry = {"type": "question", "seat": asker, "card": card, "choice": choice}
+        entry["answers"] = answers
+        was_up = card in self.face_up
+        face_up = [c for c in self.face_up if c != card]
+        self._commit([*self.log, entry], face_up)
+        if self.seat in seats:
+            self.console.print(f"(your own answer: {json.dumps(answers[str(self.seat)])})")
+        if was_up:
+            self.console.print(f"Turn up a new card with 'new CARD' ({card} is used).")
+        self.summary()
+
+    @staticmethod
+    def _choice(card: str, rest: list[str]) -> int | None:
+        """The number chosen on a choice card, taken off the front of ``rest``."""
         choices = CARDS[card].choices
-        if choices:
-            if not rest or not rest[0].isdigit() or int(rest[0]) not in choices:
-                raise AssistError(f"{card} needs the chosen number: {choices[0]} or {choices[1]}")
-            choice = int(rest.pop(0))
+        if not choices:
+            return None
+        if not rest or not rest[0].isdigit() or int(rest[0]) not in choices:
+            raise AssistError(f"{card} needs the chosen number: {choices[0]} or {choices[1]}")
+        return int(rest.pop(0))
+
+    def _given(self, card: str, items: Sequence[str], seats: Sequence[int]) -> dict[int, JSON]:
+        """The answers typed on the line, ``SEAT=ANSWER`` each, by seat."""
         given: dict[int, JSON] = {}
-        for item in rest:
+        for item in items:
             if "=" not in item:
                 raise AssistError(f"write answers as SEAT=ANSWER, not {item!r}")
             who, value = item.split("=", 1)
             s = self._seat([who], 0)
             given[s] = parse_answer(card, value.replace(",", " ") if "[" not in value else value)
-        seats = answering_seats(self.players, asker, card)
         stray = [s for s in given if s not in seats]
         if stray:
             raise AssistError(f"seat {stray[0]} does not answer {card}")
+        return given
+
+    def _answers(
+        self, card: str, choice: int | None, seats: Sequence[int], given: dict[int, JSON]
+    ) -> dict[str, JSON]:
+        """Every answering seat's answer: this seat's own worked out, the others' as given
+        or asked for one by one."""
         mine = answer(card, self.hand, choice)
         answers: dict[str, JSON] = {}
         for s in seats:
@@ -305,16 +331,7 @@ class Assistant:
                     raise AssistError("no answer given: the question was not recorded")
                 given[s] = parse_answer(card, line)
             answers[str(s)] = given[s]
-        entry = {"type": "question", "seat": asker, "card": card, "choice": choice}
-        entry["answers"] = answers
-        was_up = card in self.face_up
-        face_up = [c for c in self.face_up if c != card]
-        self._commit([*self.log, entry], face_up)
-        if self.seat in seats:
-            self.console.print(f"(your own answer: {json.dumps(mine)})")
-        if was_up:
-            self.console.print(f"Turn up a new card with 'new CARD' ({card} is used).")
-        self.summary()
+        return answers
 
     def add_declaration(self, words: Sequence[str]) -> None:
         assert self.players is not None

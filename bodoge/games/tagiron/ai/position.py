@@ -130,36 +130,44 @@ class Position:
             raise PositionError("players must be 2, 3 or 4")
         seat = _seat(data.get("seat", 0), players, "seat")
         hand = _tiles(data.get("hand"), hand_size(players), "hand")
-        face_up = data.get("face_up", [])
-        deck = cards_for(players)
-        if not isinstance(face_up, list) or not all(isinstance(c, str) for c in face_up):
-            raise PositionError("face_up must be a list of card ids")
-        for card in face_up:
-            if card not in deck:
-                raise PositionError(f"face_up: no question card {card!r} with {players} players")
-        if len(set(face_up)) != len(face_up):
-            raise PositionError("face_up names a card twice")
+        face_up = _face_up(data.get("face_up", []), players)
         raw_log = data.get("log", [])
         if not isinstance(raw_log, list):
             raise PositionError("log must be a list")
         log = tuple(_entry(raw, i, players) for i, raw in enumerate(raw_log, start=1))
         if strict:
-            asked: dict[str, int] = {}
-            for i, entry in enumerate(log, start=1):
-                if isinstance(entry, Question):
-                    if entry.card in asked:
-                        raise PositionError(
-                            f"{entry.describe(i)}: {entry.card} was already asked "
-                            f"in log entry {asked[entry.card]}"
-                        )
-                    asked[entry.card] = i
-            for card in face_up:
-                if card in asked:
-                    raise PositionError(
-                        f"face_up: {card} was asked in log entry {asked[card]}, "
-                        "so it cannot be face up"
-                    )
+            _check_asked_once(log, face_up)
         return cls(players, seat, hand, tuple(face_up), log)
+
+
+def _face_up(face_up: JSON, players: int) -> list[str]:
+    deck = cards_for(players)
+    if not isinstance(face_up, list) or not all(isinstance(c, str) for c in face_up):
+        raise PositionError("face_up must be a list of card ids")
+    for card in face_up:
+        if card not in deck:
+            raise PositionError(f"face_up: no question card {card!r} with {players} players")
+    if len(set(face_up)) != len(face_up):
+        raise PositionError("face_up names a card twice")
+    return face_up
+
+
+def _check_asked_once(log: Sequence[LogItem], face_up: Sequence[str]) -> None:
+    """A card is asked at most once, and an asked card is no longer face up."""
+    asked: dict[str, int] = {}
+    for i, entry in enumerate(log, start=1):
+        if isinstance(entry, Question):
+            if entry.card in asked:
+                raise PositionError(
+                    f"{entry.describe(i)}: {entry.card} was already asked "
+                    f"in log entry {asked[entry.card]}"
+                )
+            asked[entry.card] = i
+    for card in face_up:
+        if card in asked:
+            raise PositionError(
+                f"face_up: {card} was asked in log entry {asked[card]}, so it cannot be face up"
+            )
 
 
 def _seat(value: JSON, players: int, where: str) -> int:
@@ -192,17 +200,27 @@ def _entry(raw: JSON, number: int, players: int) -> LogItem:
     if kind == "pass":
         return Passing(seat)
     if kind == "declaration":
-        right = raw.get("right")
-        if not isinstance(right, bool):
-            raise PositionError(f"{where}: a declaration needs right: true or false")
-        tiles = raw.get("tiles")
-        if tiles is not None:
-            tiles = _tiles(tiles, hand_size(players), where)
-            if players == 2 and list(raw["tiles"]) != list(tiles):
-                raise PositionError(f"{where}: name the tiles in hand order")
-        return Declaration(seat, right, tiles)
+        return _declaration(raw, seat, players, where)
     if kind != "question":
         raise PositionError(f"{where}: unknown entry type {kind!r}")
+    return _question(raw, seat, number, players, where)
+
+
+def _declaration(raw: Mapping[str, JSON], seat: int, players: int, where: str) -> Declaration:
+    right = raw.get("right")
+    if not isinstance(right, bool):
+        raise PositionError(f"{where}: a declaration needs right: true or false")
+    tiles = raw.get("tiles")
+    if tiles is not None:
+        tiles = _tiles(tiles, hand_size(players), where)
+        if players == 2 and list(raw["tiles"]) != list(tiles):
+            raise PositionError(f"{where}: name the tiles in hand order")
+    return Declaration(seat, right, tiles)
+
+
+def _question(
+    raw: Mapping[str, JSON], seat: int, number: int, players: int, where: str
+) -> Question:
     card = raw.get("card")
     if card not in cards_for(players):
         raise PositionError(f"{where}: no question card {card!r} with {players} players")
@@ -212,9 +230,20 @@ def _entry(raw: JSON, number: int, players: int) -> LogItem:
         raise PositionError(f"{where}: {card} takes no choice")
     if choices is not None and (type(choice) is not int or choice not in choices):
         raise PositionError(f"{where}: {card} needs a choice of {choices[0]} or {choices[1]}")
-    entry = Question(seat, card, choice, ())
-    described = entry.describe(number)
-    answers = raw.get("answers")
+    described = Question(seat, card, choice, ()).describe(number)
+    answers = _answers(raw.get("answers"), players, described)
+    expected = answering_seats(players, seat, card)
+    missing = [s for s in expected if s not in answers]
+    extra = [s for s in answers if s not in expected]
+    if missing:
+        raise PositionError(f"{described}: no answer from seat {missing[0]}")
+    if extra:
+        raise PositionError(f"{described}: seat {extra[0]} does not answer this question")
+    return Question(seat, card, choice, tuple((s, answers[s]) for s in expected))
+
+
+def _answers(answers: JSON, players: int, described: str) -> dict[int, JSON]:
+    """The answers of a question entry, by seat."""
     if not isinstance(answers, Mapping):
         raise PositionError(f"{described}: answers must be an object keyed by seat")
     given: dict[int, JSON] = {}
@@ -223,14 +252,7 @@ def _entry(raw: JSON, number: int, players: int) -> LogItem:
         if s in given:
             raise PositionError(f"{described}: two answers from seat {s}")
         given[s] = value
-    expected = answering_seats(players, seat, card)
-    missing = [s for s in expected if s not in given]
-    extra = [s for s in given if s not in expected]
-    if missing:
-        raise PositionError(f"{described}: no answer from seat {missing[0]}")
-    if extra:
-        raise PositionError(f"{described}: seat {extra[0]} does not answer this question")
-    return Question(seat, card, choice, tuple((s, given[s]) for s in expected))
+    return given
 
 
 def dumps(value: JSON) -> str:

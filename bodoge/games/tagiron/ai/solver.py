@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -297,6 +297,170 @@ class _Plan:
 
 
 @dataclass(frozen=True)
+class _Alike:
+    """The centres and unions one question's 4-player sum takes once, and what each stands for.
+
+    Either tiles in one class of ``tc`` may be swapped freely, or (``by_colour``,
+    and ``tc`` is then trivial) sets whose tiles read the same colours in hand
+    order are alike.  ``missing`` and ``lone`` are per hand, of the classes
+    first found.  ``centres`` are the canonical centres, ``orbit`` how many
+    centres each stands for; ``canon`` the canonical unions of two hands and
+    ``union_rank`` the rank in ``canon`` of every union's canonical one.
+    """
+
+    tc: TileClasses
+    missing: np.ndarray
+    lone: np.ndarray
+    centres: np.ndarray
+    canon: np.ndarray
+    by_colour: bool
+    #: Known at once when alike by colour; else see :meth:`counted`.
+    orbit: np.ndarray | None = None
+    union_rank: np.ndarray | None = None
+
+    def counted(self, n: int, k: int) -> _Alike:
+        """With the orbits and union ranks also when sets are alike by classes of tiles."""
+        if self.orbit is not None:
+            return self
+        tc, centres = self.tc, self.centres
+        everything = np.full(len(centres), (1 << n) - 1)
+        orbit = tc.ways(everything, combos(n, k)[centres], self.lone[centres])
+        sig_union = tile_bits(n, 2 * k) @ tc.place
+        union_of_sig = np.full(tc.radix, -1, dtype=np.int64)
+        union_of_sig[sig_union[self.canon]] = np.arange(len(self.canon))
+        return replace(self, orbit=orbit, union_rank=union_of_sig[sig_union])
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """Which pairs of hands of seats b and c a 4-player sum keeps."""
+
+    alike: _Alike
+    col_b: np.ndarray
+    col_c: np.ndarray
+    pair: bool
+    n: int
+    k: int
+
+    def __call__(
+        self, keep: np.ndarray, hb: np.ndarray, hc: np.ndarray, union: np.ndarray
+    ) -> np.ndarray:
+        """``keep`` (hands allowed), narrowed to the pairs taken once."""
+        if self.pair:  # two alike seats: their answers y <= z only
+            keep &= self.col_b[hb] <= self.col_c[hc]
+        if not self.alike.tc.trivial:  # one hand of b per signature inside the union
+            keep &= (self.alike.missing[hb] & combos(self.n, 2 * self.k)[union]) == 0
+        return keep
+
+
+def _pairs_by_hand(
+    kept: _Kept, seats_b: np.ndarray, ok_c: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Seat b's hands, each with every hand of seat c it leaves a canonical union with."""
+    partner, union_of = hand_partners(kept.n, kept.k)
+    hb, hc, union = seats_b[:, None], partner[seats_b], union_of[seats_b]
+    is_canon = np.zeros(len(combos(kept.n, 2 * kept.k)), dtype=bool)
+    is_canon[kept.alike.canon] = True
+    keep = kept(ok_c[hc] & is_canon[union], hb, hc, union)
+    where = np.flatnonzero(keep)
+    return seats_b[where // keep.shape[1]], hc.ravel()[where], union.ravel()[where]
+
+
+def _pairs_by_union(
+    kept: _Kept, ok_b: np.ndarray, ok_c: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each canonical union's splits into a hand of seat b and one of seat c."""
+    canon = kept.alike.canon
+    hp = hand_pairs(kept.n, kept.k)  # the rows of a union are consecutive
+    hb = hp.first.reshape(-1, math.comb(2 * kept.k, kept.k))[canon]
+    hc = hp.second.reshape(-1, math.comb(2 * kept.k, kept.k))[canon]
+    keep = kept(ok_b[hb] & ok_c[hc], hb, hc, canon[:, None])
+    where = np.flatnonzero(keep)
+    return hb.ravel()[where], hc.ravel()[where], canon[where // keep.shape[1]]
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """Seats b and c: per canonical union, its entries (answer code ``code_bc`` taken
+    ``mult`` times), ending at ``union_end``; ``start_at[union, x]`` is where the
+    entries a row of seat a with answer ``x`` meets begin."""
+
+    code_bc: np.ndarray
+    mult: np.ndarray
+    union_end: np.ndarray
+    start_at: np.ndarray
+
+
+def _pair_table(
+    alike: _Alike,
+    hb: np.ndarray,
+    hc: np.ndarray,
+    union: np.ndarray,
+    b: tuple[np.ndarray, int],
+    c: tuple[np.ndarray, int],
+    full: bool,
+    n: int,
+    k: int,
+) -> _Pairs:
+    """The kept pairs of hands binned by union and answers (``b``, ``c``: answer ids, count)."""
+    (col_b, m_b), (col_c, m_c) = b, c
+    tc, n_union, width_bc = alike.tc, len(alike.canon), m_b * m_c
+    ways = None
+    if not tc.trivial:
+        ways = tc.ways(combos(n, 2 * k)[union], combos(n, k)[hb], alike.lone[hb])
+    code = alike.union_rank[union] * width_bc + col_b[hb] * m_c + col_c[hc]
+    keys, mult = _binned(code, ways, n_union * width_bc)
+    union, code_bc = np.divmod(keys, width_bc)
+    entries = np.bincount(union, minlength=n_union)
+    union_end = np.cumsum(entries)
+    if full:  # where each union's entries with y >= x begin (they are sorted by y)
+        by_y = np.bincount(union * m_b + code_bc // m_c, minlength=n_union * m_b)
+        by_y = by_y.reshape(n_union, m_b)
+        start_at = (union_end - entries)[:, None] + np.cumsum(by_y, axis=1) - by_y
+    else:
+        start_at = (union_end - entries)[:, None]
+    return _Pairs(code_bc, mult, union_end, start_at)
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """Seat a: per row, a canonical hand in the rest of centre ``centre_rank`` (standing
+    for ``ways`` hands, ``None``: one each), the rank of the union it leaves, and its answer."""
+
+    centre_rank: np.ndarray
+    union: np.ndarray
+    answer: np.ndarray
+    ways: np.ndarray | None
+
+
+def _seat_rows(
+    alike: _Alike, ok_a: np.ndarray, col_a: np.ndarray, m_a: int, n: int, k: int
+) -> _Rows:
+    """Seat a's hands in the rest of each canonical centre, and the union each leaves."""
+    tc, centres, n_union = alike.tc, alike.centres, len(alike.canon)
+    hands, per_hand = combos(n, k), math.comb(n - k, k)
+    sp = hand_splits(n, k, 2 * k)  # the rows of a centre are consecutive
+    ha = sp.first.reshape(-1, per_hand)[centres]
+    keep = ok_a[ha]
+    rest = ((1 << n) - 1) ^ hands[centres]
+    if not tc.trivial:  # one hand per signature inside the rest
+        keep &= (alike.missing[ha] & rest[:, None]) == 0
+    where = np.flatnonzero(keep)
+    centre_rank = where // per_hand
+    s_rank = alike.union_rank[sp.second.reshape(-1, per_hand)[centres].ravel()[where]]
+    ha = ha.ravel()[where]
+    x = col_a[ha]
+    row_ways = None
+    if not tc.trivial:
+        row_ways = tc.ways(rest[centre_rank], hands[ha], alike.lone[ha])
+    elif alike.by_colour:  # merge the rows that are alike
+        row_key, row_ways = _merged((centre_rank * m_a + x) * n_union + s_rank)
+        centre_rank, row_key = np.divmod(row_key, m_a * n_union)
+        x, s_rank = np.divmod(row_key, n_union)
+    return _Rows(centre_rank, s_rank, x, row_ways)
+
+
+@dataclass(frozen=True)
 class Candidate:
     tiles: tuple[str, ...]
     probability: float
@@ -543,119 +707,72 @@ class Deduction:
         pair = np.array_equal(ok[b], ok[c])
         full = pair and np.array_equal(ok[a], ok[b])
         live = self.counts > 0
-        constraints = ok[a] * 8 + ok[b] * 4 + ok[c] * 2 + live
+        alike = self._alike_sets(column, ok[a] * 8 + ok[b] * 4 + ok[c] * 2 + live, live)
+        per_union, per_hand = math.comb(2 * k, k), math.comb(n - k, k)
+        seats_b = np.flatnonzero(ok[b])
+        by_hand = len(seats_b) * per_hand < len(alike.canon) * per_union
+        pair_rows = min(len(seats_b) * per_hand, len(alike.canon) * per_union)
+        if pair_rows + len(alike.centres) * per_hand > budget:
+            return None
+        alike = alike.counted(n, k)
+        col_a, m_a = _compact(column, ok[a], variant)
+        col_b, m_b = _compact(column, ok[b], variant)
+        col_c, m_c = _compact(column, ok[c], variant)
+        # Seats b and c: each canonical union's splits into two hands, binned by their
+        # answers (only y <= z when the two seats are alike).  The pairs are found from
+        # the union, or from b's hands when b has few.
+        kept = _Kept(alike, col_b, col_c, pair, n, k)
+        if by_hand:
+            hb, hc, union = _pairs_by_hand(kept, seats_b, ok[c])
+        else:
+            hb, hc, union = _pairs_by_union(kept, ok[b], ok[c])
+        pairs = _pair_table(alike, hb, hc, union, (col_b, m_b), (col_c, m_c), full, n, k)
+        # Seat a: its hands in the rest of each centre, and the union they leave.
+        rows = _seat_rows(alike, ok[a], col_a, m_a, n, k)
+        first = pairs.start_at[rows.union, rows.answer] if full else pairs.start_at[rows.union, 0]
+        sizes = pairs.union_end[rows.union] - first
+        keep = sizes > 0
+        row_ways = rows.ways
+        if row_ways is not None:
+            row_ways = row_ways[keep]
+            if (row_ways == 1).all():
+                row_ways = None
+        width_bc = m_b * m_c
+        return _Plan(
+            centre_rank=rows.centre_rank[keep],
+            orbit=alike.orbit.astype(np.float64),
+            first=first[keep],
+            sizes=sizes[keep],
+            code_a=rows.answer[keep] * width_bc,
+            row_ways=row_ways,
+            code_bc=pairs.code_bc,
+            mult=pairs.mult,
+            width=m_a * width_bc,
+            orders=_orders(m_a, m_b, m_c, pair, full),
+        )
+
+    def _alike_sets(self, column: np.ndarray, constraints: np.ndarray, live: np.ndarray) -> _Alike:
+        """The centres and unions one question's 4-player sum takes once (see ``_four_plan``).
+
+        The orbits of sets alike by classes of tiles are left to be counted
+        (:meth:`_Alike.counted`) once the sum is known to be worth building.
+        """
+        n, k = self.universe.n, self.universe.k
         tc = interchangeable(n, k, column.astype(np.int64) * 16 + constraints)
         hands, unions = combos(n, k), combos(n, 2 * k)
         missing, lone = tc.missing(hands), tc.lone_partners(hands)
         centres = np.nonzero(live & (missing == 0))[0]
         colours = self._colour_attribute(column, constraints)
-        by_colour = None
         if colours is not None:
             live_centres = np.nonzero(live)[0]
             first, _, orbit = groups(sequence_keys(1 - tile_bits(n, k)[live_centres], colours))
             if len(first) < len(centres):
-                by_colour = live_centres[first], orbit
-        if by_colour is not None:
-            centres, orbit = by_colour
-            canon, union_rank, _ = groups(sequence_keys(tile_bits(n, 2 * k), colours))
-            tc = TileClasses.of(np.arange(n))  # nothing further to swap
-        else:
-            canon = np.nonzero(tc.missing(unions) == 0)[0]
-        per_union, per_hand = math.comb(2 * k, k), math.comb(n - k, k)
-        seats_b = np.flatnonzero(ok[b])
-        by_hand = len(seats_b) * per_hand < len(canon) * per_union
-        pair_rows = min(len(seats_b) * per_hand, len(canon) * per_union)
-        if pair_rows + len(centres) * per_hand > budget:
-            return None
-        if by_colour is None:
-            everything = np.full(len(centres), (1 << n) - 1)
-            orbit = tc.ways(everything, hands[centres], lone[centres])
-            sig_union = tile_bits(n, 2 * k) @ tc.place
-            union_of_sig = np.full(tc.radix, -1, dtype=np.int64)
-            union_of_sig[sig_union[canon]] = np.arange(len(canon))
-            union_rank = union_of_sig[sig_union]
-        n_union = len(canon)
-        col_a, m_a = _compact(column, ok[a], variant)
-        col_b, m_b = _compact(column, ok[b], variant)
-        col_c, m_c = _compact(column, ok[c], variant)
-        width_bc = m_b * m_c
-
-        # Seats b and c: each canonical union's splits into two hands, binned by
-        # their answers (only y <= z when the two seats are alike).  The pairs
-        # are found from the union, or from b's hands when b has few.
-        if by_hand:
-            partner, union_of = hand_partners(n, k)
-            hb, hc, union = seats_b[:, None], partner[seats_b], union_of[seats_b]
-            is_canon = np.zeros(len(unions), dtype=bool)
-            is_canon[canon] = True
-            keep = ok[c][hc] & is_canon[union]
-        else:
-            hp = hand_pairs(n, k)  # the rows of a union are consecutive
-            hb = hp.first.reshape(-1, per_union)[canon]
-            hc = hp.second.reshape(-1, per_union)[canon]
-            union = canon[:, None]
-            keep = ok[b][hb] & ok[c][hc]
-        if pair:
-            keep &= col_b[hb] <= col_c[hc]
-        if not tc.trivial:  # one hand of b per signature inside the union
-            keep &= (missing[hb] & unions[union]) == 0
-        where = np.flatnonzero(keep)
-        row = where // keep.shape[1]
-        if by_hand:
-            hb, hc, union = seats_b[row], hc.ravel()[where], union.ravel()[where]
-        else:
-            hb, hc, union = hb.ravel()[where], hc.ravel()[where], canon[row]
-        ways = None if tc.trivial else tc.ways(unions[union], hands[hb], lone[hb])
-        code = union_rank[union] * width_bc + col_b[hb] * m_c + col_c[hc]
-        keys, mult = _binned(code, ways, n_union * width_bc)
-        union, code_bc = np.divmod(keys, width_bc)
-        entries = np.bincount(union, minlength=n_union)
-        union_end = np.cumsum(entries)
-        if full:  # where each union's entries with y >= x begin (they are sorted by y)
-            by_y = np.bincount(union * m_b + code_bc // m_c, minlength=n_union * m_b)
-            by_y = by_y.reshape(n_union, m_b)
-            start_at = (union_end - entries)[:, None] + np.cumsum(by_y, axis=1) - by_y
-        else:
-            start_at = (union_end - entries)[:, None]
-
-        # Seat a: its hands in the rest of each centre, and the union they leave.
-        sp = hand_splits(n, k, 2 * k)  # the rows of a centre are consecutive
-        ha = sp.first.reshape(-1, per_hand)[centres]
-        keep = ok[a][ha]
-        rest = ((1 << n) - 1) ^ hands[centres]
-        if not tc.trivial:  # one hand per signature inside the rest
-            keep &= (missing[ha] & rest[:, None]) == 0
-        where = np.flatnonzero(keep)
-        centre_rank = where // per_hand
-        s_rank = union_rank[sp.second.reshape(-1, per_hand)[centres].ravel()[where]]
-        ha = ha.ravel()[where]
-        x = col_a[ha]
-        row_ways = None
-        if not tc.trivial:
-            row_ways = tc.ways(rest[centre_rank], hands[ha], lone[ha])
-        elif by_colour is not None:  # merge the rows that are alike
-            row_key, row_ways = _merged((centre_rank * m_a + x) * n_union + s_rank)
-            centre_rank, row_key = np.divmod(row_key, m_a * n_union)
-            x, s_rank = np.divmod(row_key, n_union)
-        first = start_at[s_rank, x] if full else start_at[s_rank, 0]
-        sizes = union_end[s_rank] - first
-        keep = sizes > 0
-        if row_ways is not None:
-            row_ways = row_ways[keep]
-            if (row_ways == 1).all():
-                row_ways = None
-        return _Plan(
-            centre_rank=centre_rank[keep],
-            orbit=orbit.astype(np.float64),
-            first=first[keep],
-            sizes=sizes[keep],
-            code_a=x[keep] * width_bc,
-            row_ways=row_ways,
-            code_bc=code_bc,
-            mult=mult,
-            width=m_a * width_bc,
-            orders=_orders(m_a, m_b, m_c, pair, full),
-        )
+                canon, union_rank, _ = groups(sequence_keys(tile_bits(n, 2 * k), colours))
+                trivial = TileClasses.of(np.arange(n))  # nothing further to swap
+                centres = live_centres[first]
+                return _Alike(trivial, missing, lone, centres, canon, True, orbit, union_rank)
+        canon = np.nonzero(tc.missing(unions) == 0)[0]
+        return _Alike(tc, missing, lone, centres, canon, False)
 
     @cached_property
     def _colour_runs(self) -> np.ndarray:
