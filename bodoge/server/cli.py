@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import ipaddress
 import logging
 import resource
 import socket
@@ -53,8 +54,37 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="N",
         help="connections open at once for one player (0: no limit; default %(default)s)",
     )
+    parser.add_argument(
+        "--trusted-proxies",
+        type=proxy_list,
+        default=(),
+        metavar="ADDRESSES",
+        help="reverse proxies whose X-Forwarded-For names the visitor: comma-separated"
+        " addresses or networks, e.g. 127.0.0.1,10.0.0.0/8 (default: none, never trust"
+        " the header)",
+    )
     parser.add_argument("--log-level", default="warning", help="uvicorn's log level")
     parser.set_defaults(func=serve)
+
+
+def proxy_list(text: str) -> tuple[str, ...]:
+    """The ``--trusted-proxies`` value: addresses and networks, each checked.
+
+    >>> proxy_list("127.0.0.1, 10.1.2.3/8,::1")
+    ('127.0.0.1', '10.0.0.0/8', '::1')
+    >>> proxy_list("*")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: not an address or network: '*'
+    """
+    found = []
+    for part in text.split(","):
+        part = part.strip()
+        try:
+            network = ipaddress.ip_network(part, strict=False)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an address or network: {part!r}") from None
+        found.append(str(network) if "/" in part else part)
+    return tuple(found)
 
 
 def default_data_dir() -> Path:
@@ -111,6 +141,11 @@ def serve(args: argparse.Namespace) -> int:
             # Compression costs CPU and memory per connection; game messages are small.
             ws_per_message_deflate=False,
             lifespan="on",
+            # The client address the limits count is the socket's, unless the socket is a
+            # trusted proxy's: then X-Forwarded-For names the visitor.  Anyone else could
+            # write any address there, so nobody is trusted unless named.
+            proxy_headers=bool(args.trusted_proxies),
+            forwarded_allow_ips=list(args.trusted_proxies),
             timeout_graceful_shutdown=5,
         )
     )
