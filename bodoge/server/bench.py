@@ -401,6 +401,14 @@ def _serve_flags(tree: Path) -> str:
     return done.stdout
 
 
+#: The ``bodoge serve`` options the bench turns off (0), where the server has them.
+UNLIMITED = (
+    "--max-connections-per-address",
+    "--waiting-tables-per-player",
+    "--tables-per-hour",
+)
+
+
 def serve_command(data: Path, help_text: str) -> list[str]:
     """``bodoge serve`` for the bench, with only the flags that ``--help`` lists.
 
@@ -409,9 +417,11 @@ def serve_command(data: Path, help_text: str) -> list[str]:
     """
     command = [sys.executable, "-m", "bodoge", "serve", "--port", "0", "--data", str(data)]
     command += ["--bot-workers", "0"]
-    if "--max-connections-per-address" in help_text:
-        # Every client of the bench comes from this machine's address.
-        command += ["--max-connections-per-address", "0"]
+    # Every client of the bench comes from this machine's address, and makes a player and
+    # tables faster than a person would: no cap or quota of an address or a player applies.
+    for flag in UNLIMITED:
+        if flag in help_text:
+            command += [flag, "0"]
     return command
 
 

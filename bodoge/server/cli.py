@@ -13,7 +13,7 @@ from pathlib import Path
 
 import platformdirs
 
-from bodoge.server.config import Limits, ServerConfig
+from bodoge.server.config import Limits, Quotas, ServerConfig
 from bodoge.store import sqlite_url
 
 
@@ -54,6 +54,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="N",
         help="connections open at once for one player (0: no limit; default %(default)s)",
     )
+    quotas = Quotas()
+    parser.add_argument(
+        "--waiting-tables-per-player",
+        type=int,
+        default=quotas.waiting_tables_per_player,
+        metavar="N",
+        help="waiting tables one player may host at once (0: no limit; default %(default)s)",
+    )
+    parser.add_argument(
+        "--tables-per-hour",
+        type=int,
+        default=quotas.tables_per_hour,
+        metavar="N",
+        help="tables one player may create an hour (0: no limit; default %(default)s)",
+    )
     parser.add_argument(
         "--trusted-proxies",
         type=proxy_list,
@@ -85,6 +100,15 @@ def proxy_list(text: str) -> tuple[str, ...]:
             raise argparse.ArgumentTypeError(f"not an address or network: {part!r}") from None
         found.append(str(network) if "/" in part else part)
     return tuple(found)
+
+
+def quotas_of(args: argparse.Namespace) -> Quotas:
+    """The quotas the options set (the rest at their defaults)."""
+    return dataclasses.replace(
+        Quotas(),
+        waiting_tables_per_player=args.waiting_tables_per_player,
+        tables_per_hour=args.tables_per_hour,
+    )
 
 
 def default_data_dir() -> Path:
@@ -129,7 +153,11 @@ def serve(args: argparse.Namespace) -> int:
         connections_per_player=args.max_connections_per_player,
     )
     config = ServerConfig(
-        db_url=db_url, bot_delay=args.bot_delay, bot_workers=args.bot_workers, limits=limits
+        db_url=db_url,
+        bot_delay=args.bot_delay,
+        bot_workers=args.bot_workers,
+        limits=limits,
+        quotas=quotas_of(args),
     )
     app = create_app(config, on_ready=ready)
     server = uvicorn.Server(

@@ -38,6 +38,19 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class Quotas:
+    """What visitors may make, so that nobody fills the server (0: no limit).
+
+    Rates are token buckets (:mod:`bodoge.server.quotas`): ``N`` per hour, all ``N`` at once
+    at most.  The README lists them with their ``bodoge serve`` options.
+    """
+
+    #: Waiting tables one player may host at once, and tables a player may create an hour.
+    waiting_tables_per_player: int = 5
+    tables_per_hour: int = 60
+
+
+@dataclass(frozen=True)
 class ServerConfig:
     #: SQLAlchemy async URL of the store.
     db_url: str
@@ -60,5 +73,6 @@ class ServerConfig:
     abandon_seconds: float = 86400.0
     sweep_seconds: float = 60.0
     limits: Limits = field(default_factory=Limits)
+    quotas: Quotas = field(default_factory=Quotas)
     #: The games to offer; ``None``: every registered game.
     games: Mapping[str, Game] | None = None

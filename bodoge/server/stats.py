@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gc
 import time
+from collections import Counter as CounterOf
 
 from bodoge.core.values import JSON
 
@@ -110,14 +111,31 @@ class GcPauses:
 GC = GcPauses()
 
 
+#: The codes of refusals for going too fast (the others are quotas: too many, too large).
+RATE_CODES = frozenset({"table_rate_limited"})
+
+
 class Counters:
-    """One server's connections, moves and frames, counted as they happen."""
+    """One server's connections, moves and frames, counted as they happen, and the
+    requests refused by a quota or a rate (by error code).
+
+    >>> counters = Counters()
+    >>> counters.refused("too_many_tables"); counters.refused("table_rate_limited")
+    >>> counters.to_json()["quotas"]["refused_by_quota"]
+    {'too_many_tables': 1}
+    """
 
     def __init__(self) -> None:
         self.connections_open = 0
         self.connections_total = 0
         self.moves = 0
         self.frames_sent = 0
+        self.refused_by_quota: CounterOf[str] = CounterOf()
+        self.refused_by_rate: CounterOf[str] = CounterOf()
+
+    def refused(self, code: str) -> None:
+        """Count a request refused with ``code`` (a quota's or a rate's)."""
+        (self.refused_by_rate if code in RATE_CODES else self.refused_by_quota)[code] += 1
 
     def to_json(self) -> dict[str, JSON]:
         return {
@@ -125,4 +143,8 @@ class Counters:
             "connections": {"open": self.connections_open, "total": self.connections_total},
             "moves": self.moves,
             "frames_sent": self.frames_sent,
+            "quotas": {
+                "refused_by_quota": dict(self.refused_by_quota),
+                "refused_by_rate": dict(self.refused_by_rate),
+            },
         }

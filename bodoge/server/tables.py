@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any
 
@@ -23,6 +24,7 @@ from bodoge.server.identity import Player, Players, new_id
 from bodoge.server.inbox import Args, R, TableGone
 from bodoge.server.lobby import Lobby
 from bodoge.server.protocol import TABLE_ID, ProtocolError, now_ms
+from bodoge.server.quotas import Buckets
 from bodoge.server.settings import parse_settings
 from bodoge.server.stats import Counters
 from bodoge.server.table import LiveTable, Reply
@@ -55,6 +57,10 @@ class Tables:
         self.live: dict[str, LiveTable] = {}
         self._loading: dict[str, asyncio.Task[LiveTable | None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        #: Tables each player may create an hour, and the tables being created right now
+        #: (counted with the waiting ones a player hosts, so two tabs cannot both pass).
+        self._created = Buckets(config.quotas.tables_per_hour)
+        self._creating: Counter[str] = Counter()
 
     # --- what a live table asks of the server (TableHost) -------------------------------
 
@@ -162,6 +168,12 @@ class Tables:
                 log.exception("looking for abandoned games failed")
             await asyncio.sleep(config.sweep_seconds)
 
+    def hosted_waiting(self, player_id: str) -> int:
+        """How many waiting tables ``player_id`` hosts (they are all in memory)."""
+        return sum(
+            1 for t in self.live.values() if t.status == "waiting" and t.seating.host == player_id
+        )
+
     def open_tables(self) -> list[LiveTable]:
         return [t for t in self.live.values() if t.status != "finished"]
 
@@ -174,6 +186,12 @@ class Tables:
         raw_bots: object,
         reply: Reply,
     ) -> None:
+        cap = self.config.quotas.waiting_tables_per_player
+        if cap and self.hosted_waiting(player.id) + self._creating[player.id] >= cap:
+            self.counters.refused("too_many_tables")
+            raise ProtocolError(
+                "too_many_tables", f"you host {cap} waiting tables: start or leave one first"
+            )
         game = self.games.get(game_id)
         if game is None:
             raise ProtocolError("unknown_game", f"no game {game_id[:40]!r}")
@@ -195,7 +213,22 @@ class Tables:
             host=player.id,
             created_at=now_ms(),
         )
-        await self.store.create_table(record, seats)
+        if not self._created.take(player.id):
+            self.counters.refused("table_rate_limited")
+            wait = self._created.wait_seconds(player.id)
+            raise ProtocolError(
+                "table_rate_limited", f"too many new tables; the next one in {wait} s"
+            )
+        self._creating[player.id] += 1
+        try:
+            await self.store.create_table(record, seats)
+        except BaseException:
+            self._created.give_back(player.id)
+            raise
+        finally:
+            self._creating[player.id] -= 1
+            if self._creating[player.id] <= 0:
+                del self._creating[player.id]
         table = LiveTable(self, game, record, seats)
         table.people[player.id] = player
         self.live[table.id] = table

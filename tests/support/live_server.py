@@ -25,8 +25,18 @@ from types import TracebackType
 
 ROOT = Path(__file__).resolve().parents[2]
 URL_LINE = re.compile(r"serving on (http://\S+?/)\s")
-#: Bots move at once; every test client comes from 127.0.0.1, so that address has no cap.
-DEFAULT_ARGS = ("--bot-delay", "0", "--max-connections-per-address", "0")
+#: Bots move at once; every test client comes from 127.0.0.1, so that address has no cap,
+#: and one server serves many tests, so it has no quotas (tests of a quota start their own).
+DEFAULT_ARGS = (
+    "--bot-delay",
+    "0",
+    "--max-connections-per-address",
+    "0",
+    "--waiting-tables-per-player",
+    "0",
+    "--tables-per-hour",
+    "0",
+)
 
 
 class LiveServer:

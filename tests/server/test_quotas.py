@@ -1,0 +1,93 @@
+"""Quotas, hit from a client: each refusal has its code, and changes nothing.
+
+A server of its own per test (the shared one has no quotas), with small limits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import httpx
+
+from bodoge.server.config import Quotas
+from tests.support.client import Client
+from tests.support.live_server import LiveServer
+
+BASE = ("--bot-delay", "0", "--max-connections-per-address", "0")
+
+
+async def _stats(server: LiveServer) -> dict:
+    async with httpx.AsyncClient(base_url=server.url, timeout=10) as http:
+        return (await http.get("/api/stats")).json()
+
+
+async def _hosted(server: LiveServer, player_id: str) -> list[str]:
+    async with httpx.AsyncClient(base_url=server.url, timeout=10) as http:
+        tables = (await http.get("/api/tables")).json()["tables"]
+    return sorted(t["id"] for t in tables if t["host"] == player_id)
+
+
+# --- tables per player ----------------------------------------------------------------
+
+
+async def test_waiting_tables_per_player_are_capped(
+    make_live_server: Callable[..., LiveServer],
+) -> None:
+    server = make_live_server(args=(*BASE, "--waiting-tables-per-player", "2"))
+    ann = await Client.connect(server.ws_url, "Ann")
+    first = (await ann.ok("table.create", game="tagiron"))["table"]
+    await ann.ok("table.create", game="tagiron")
+    before = await _hosted(server, ann.player_id)
+    reply = await ann.request("table.create", game="tagiron")
+    assert reply["type"] == "error" and reply["code"] == "too_many_tables"
+    assert await _hosted(server, ann.player_id) == before  # no third table
+    # Someone else may still host; and once Ann's table is gone she may again.
+    bob = await Client.connect(server.ws_url, "Bob")
+    await bob.ok("table.create", game="tagiron")
+    await ann.ok("table.leave", table=first)
+    third = (await ann.ok("table.create", game="tagiron"))["table"]
+    assert third not in before and len(await _hosted(server, ann.player_id)) == 2
+    refused = (await _stats(server))["quotas"]["refused_by_quota"]
+    assert refused == {"too_many_tables": 1}
+    for client in (ann, bob):
+        await client.close()
+
+
+async def test_a_running_game_is_not_a_waiting_table(
+    make_live_server: Callable[..., LiveServer],
+) -> None:
+    server = make_live_server(args=(*BASE, "--waiting-tables-per-player", "1"))
+    ann = await Client.connect(server.ws_url, "Ann")
+    table = (await ann.ok("table.create", game="tagiron", bots=[{"seat": 1, "level": "easy"}]))[
+        "table"
+    ]
+    assert (await ann.request("table.create", game="tagiron"))["code"] == "too_many_tables"
+    await ann.ok("table.start", table=table)
+    await ann.ok("table.create", game="tagiron")
+    await ann.close()
+
+
+async def test_tables_per_hour_are_a_rate(make_live_server: Callable[..., LiveServer]) -> None:
+    server = make_live_server(
+        args=(*BASE, "--waiting-tables-per-player", "0", "--tables-per-hour", "3")
+    )
+    ann = await Client.connect(server.ws_url, "Ann")
+    made = [(await ann.ok("table.create", game="tagiron"))["table"] for _ in range(3)]
+    for table in made:  # leaving does not give the tokens back
+        await ann.ok("table.leave", table=table)
+    reply = await ann.request("table.create", game="tagiron")
+    assert reply["code"] == "table_rate_limited" and " s" in reply["message"]
+    assert await _hosted(server, ann.player_id) == []
+    # A refused request (an unknown game) takes no token; another player has their own.
+    bob = await Client.connect(server.ws_url, "Bob")
+    assert (await bob.request("table.create", game="chess"))["code"] == "unknown_game"
+    for _ in range(3):
+        await bob.ok("table.create", game="tagiron", bots=[{"seat": 1, "level": "easy"}])
+    stats = (await _stats(server))["quotas"]
+    assert stats["refused_by_rate"] == {"table_rate_limited": 1}
+    for client in (ann, bob):
+        await client.close()
+
+
+def test_the_default_table_quotas() -> None:
+    assert (Quotas().waiting_tables_per_player, Quotas().tables_per_hour) == (5, 60)
