@@ -404,6 +404,7 @@ def _serve_flags(tree: Path) -> str:
 #: The ``bodoge serve`` options the bench turns off (0), where the server has them.
 UNLIMITED = (
     "--max-connections-per-address",
+    "--new-players-per-hour",
     "--waiting-tables-per-player",
     "--tables-per-hour",
 )

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import platformdirs
 
-from bodoge.server.config import Limits, Quotas, ServerConfig
+from bodoge.server.config import DAY, Limits, Quotas, ServerConfig
 from bodoge.store import sqlite_url
 
 
@@ -55,6 +55,29 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="connections open at once for one player (0: no limit; default %(default)s)",
     )
     quotas = Quotas()
+    parser.add_argument(
+        "--new-players-per-hour",
+        type=int,
+        default=quotas.new_players_per_hour,
+        metavar="N",
+        help="new players (hello without a token) one client address may make an hour"
+        " (0: no limit; default %(default)s)",
+    )
+    parser.add_argument(
+        "--guest-idle-days",
+        type=float,
+        default=quotas.guest_seconds / DAY,
+        metavar="DAYS",
+        help="remove a guest (no seat, table, chat or upload) not seen for this long"
+        " (0: never; default %(default)g)",
+    )
+    parser.add_argument(
+        "--cleanup-every",
+        type=float,
+        default=quotas.cleanup_seconds,
+        metavar="SECONDS",
+        help="how often idle guests are looked for (default %(default)g)",
+    )
     parser.add_argument(
         "--waiting-tables-per-player",
         type=int,
@@ -106,6 +129,9 @@ def quotas_of(args: argparse.Namespace) -> Quotas:
     """The quotas the options set (the rest at their defaults)."""
     return dataclasses.replace(
         Quotas(),
+        new_players_per_hour=args.new_players_per_hour,
+        guest_seconds=args.guest_idle_days * DAY,
+        cleanup_seconds=args.cleanup_every,
         waiting_tables_per_player=args.waiting_tables_per_player,
         tables_per_hour=args.tables_per_hour,
     )

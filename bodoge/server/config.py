@@ -37,6 +37,9 @@ class Limits:
     retry_seconds: float = 600.0
 
 
+DAY = 86400.0
+
+
 @dataclass(frozen=True)
 class Quotas:
     """What visitors may make, so that nobody fills the server (0: no limit).
@@ -45,9 +48,16 @@ class Quotas:
     at most.  The README lists them with their ``bodoge serve`` options.
     """
 
+    #: New players (``hello`` without a token) per client address and hour.
+    new_players_per_hour: int = 30
+    #: Seconds after which a guest who never sat at a table, hosted one, chatted or uploaded,
+    #: and has not been seen since, is removed from the store.
+    guest_seconds: float = 30 * DAY
     #: Waiting tables one player may host at once, and tables a player may create an hour.
     waiting_tables_per_player: int = 5
     tables_per_hour: int = 60
+    #: How often the store is searched for idle guests to remove.
+    cleanup_seconds: float = 3600.0
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from bodoge.core.errors import GameError
 from bodoge.core.values import JSON
 from bodoge.server.identity import Player, check_text
 from bodoge.server.inbox import Args, R, TableGone
-from bodoge.server.protocol import ProtocolError, Request, encode
+from bodoge.server.protocol import ProtocolError, Request, encode, now_ms
 from bodoge.server.replies import REMEMBERED
 from bodoge.server.table import LiveTable, Reply
 
@@ -297,11 +297,32 @@ class Connection:
             except BaseException:
                 self.server.admission.leave_player(player.id)
                 raise
+            await self._seen(player)
         else:
-            player, token = await players.create(name)
+            new_players = self.server.new_players
+            if self.address is not None and not new_players.take(self.address):
+                self.server.counters.refused("new_player_rate_limited")
+                wait = new_players.wait_seconds(self.address)
+                raise ProtocolError(
+                    "new_player_rate_limited",
+                    f"too many new players from your address; the next one in {wait} s",
+                )
+            try:
+                player, token = await players.create(name)
+            except BaseException:
+                if self.address is not None:
+                    new_players.give_back(self.address)
+                raise
             self.server.admission.enter_player(player.id)
         self.player = player
         self.reply_to(req)({"type": "welcome", "player": player.to_json(), "token": token})
+
+    async def _seen(self, player: Player) -> None:
+        """Note that the player came back (an idle guest is removed, one seen is not)."""
+        try:
+            await self.server.store.player_seen(player.id, now_ms())
+        except Exception:  # bookkeeping: the next hello notes it
+            log.warning("noting that player %s came back failed", player.id, exc_info=True)
 
     async def _rename(self, req: Request, player: Player) -> None:
         await self.server.players.rename(player, req.data.get("name"))

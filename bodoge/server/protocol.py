@@ -85,6 +85,7 @@ ERRORS: dict[str, str] = {
     "bad_text": "chat text must be 1-300 characters",
     "no_assistant": "no assistant at this table",
     "too_many_connections": "this player or address has too many connections open",
+    "new_player_rate_limited": "too many new players from this address: wait a little",
     "too_many_tables": "this player hosts as many waiting tables as one may",
     "table_rate_limited": "this player created tables too fast: wait a little",
     "internal_error": "the server failed; nothing changed",

@@ -13,8 +13,10 @@ from bodoge.server.admission import Admission
 from bodoge.server.bots import BotRunner
 from bodoge.server.config import ServerConfig
 from bodoge.server.connection import Connection, Transport
+from bodoge.server.housekeeping import clean_up
 from bodoge.server.identity import Players
 from bodoge.server.lobby import Lobby
+from bodoge.server.quotas import Buckets
 from bodoge.server.replies import RecentReplies
 from bodoge.server.stats import Counters
 from bodoge.server.tables import Tables
@@ -33,6 +35,8 @@ class Server:
         self.recent = RecentReplies(limits.retry_seconds)
         self._stopped = False
         self.counters = Counters()
+        #: New players each client address may make an hour.
+        self.new_players = Buckets(config.quotas.new_players_per_hour)
 
     async def start(self) -> None:
         self.store = self._given_store or await open_store(self.config.db_url)
@@ -44,6 +48,7 @@ class Server:
         )
         await self.tables.restore_open()
         self.tables.spawn(self.tables.sweep())
+        self.tables.spawn(clean_up(self))
         self.bots.warm_up()
 
     async def stop(self) -> None:

@@ -112,7 +112,7 @@ GC = GcPauses()
 
 
 #: The codes of refusals for going too fast (the others are quotas: too many, too large).
-RATE_CODES = frozenset({"table_rate_limited"})
+RATE_CODES = frozenset({"table_rate_limited", "new_player_rate_limited"})
 
 
 class Counters:
@@ -132,6 +132,8 @@ class Counters:
         self.frames_sent = 0
         self.refused_by_quota: CounterOf[str] = CounterOf()
         self.refused_by_rate: CounterOf[str] = CounterOf()
+        #: Idle guests removed from the store (bodoge/server/housekeeping.py).
+        self.guests_removed = 0
 
     def refused(self, code: str) -> None:
         """Count a request refused with ``code`` (a quota's or a rate's)."""
@@ -146,5 +148,6 @@ class Counters:
             "quotas": {
                 "refused_by_quota": dict(self.refused_by_quota),
                 "refused_by_rate": dict(self.refused_by_rate),
+                "guests_removed": self.guests_removed,
             },
         }

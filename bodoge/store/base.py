@@ -40,6 +40,20 @@ class Store(ABC):
     async def rename_player(self, player_id: str, name: str) -> None: ...
 
     @abstractmethod
+    async def player_seen(self, player_id: str, at: int) -> None:
+        """The player said hello at ``at``."""
+
+    @abstractmethod
+    async def guests(self, seen_before: int, limit: int = 1000) -> list[PlayerRecord]:
+        """Players not seen since before ``seen_before`` who are guests: no seat at any
+        table (nor left one), hosting none, no chat line, no uploaded picture set."""
+
+    @abstractmethod
+    async def delete_guests(self, ids: Iterable[str], seen_before: int) -> int:
+        """Delete those of ``ids`` who are still guests unseen since before ``seen_before``;
+        how many were deleted."""
+
+    @abstractmethod
     async def create_table(self, table: TableRecord, seats: Iterable[SeatRecord]) -> None: ...
 
     @abstractmethod

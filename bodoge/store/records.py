@@ -26,6 +26,8 @@ class PlayerRecord:
     name: str
     token_hash: str
     created_at: int
+    #: When the player last said hello (ms); ``None``: not since they were created.
+    seen_at: int | None = None
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,9 @@ players = sa.Table(
     sa.Column("name", sa.Text, nullable=False),
     sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
     sa.Column("created_at", sa.BigInteger, nullable=False),
+    # Added after the first release (stores made before gain it when opened): when the player
+    # last said hello, for the removal of idle guests (bodoge/server/housekeeping.py).
+    sa.Column("seen_at", sa.BigInteger, nullable=True),
 )
 
 tables = sa.Table(
@@ -88,6 +91,15 @@ chat = sa.Table(
     sa.Column("name", sa.Text, nullable=False),
     sa.Column("text", sa.Text, nullable=False),
     sa.Column("at", sa.BigInteger, nullable=False),
+)
+
+# What makes a player more than a guest, looked up by player when idle guests are removed.
+# (Stores made before them gain these indexes when opened.)
+PLAYER_INDEXES = (
+    sa.Index("seats_by_player", seats.c.player),
+    sa.Index("seats_by_left_player", seats.c.left_player),
+    sa.Index("tables_by_host", tables.c.host),
+    sa.Index("chat_by_player", chat.c.player),
 )
 
 # Sets of uploaded pictures, already checked and redrawn (bodoge/server/pictures.py).  A set

@@ -135,6 +135,16 @@ class _Stmt:
 
 _INSERT_PLAYER = _Stmt("INSERT INTO players (id, name, token_hash, created_at) VALUES (?, ?, ?, ?)")
 _RENAME_PLAYER = _Stmt("UPDATE players SET name = ? WHERE id = ?")
+_PLAYER_SEEN = _Stmt("UPDATE players SET seen_at = ? WHERE id = ?")
+#: A player who left no trace: no seat, no table hosted, no chat line, no picture set.
+_GUEST = (
+    "COALESCE(players.seen_at, players.created_at) < ?"
+    " AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.player = players.id)"
+    " AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.left_player = players.id)"
+    " AND NOT EXISTS (SELECT 1 FROM tables WHERE tables.host = players.id)"
+    " AND NOT EXISTS (SELECT 1 FROM chat WHERE chat.player = players.id)"
+)
+_DELETE_GUEST = _Stmt(f"DELETE FROM players WHERE id = ? AND {_GUEST}")
 _INSERT_TABLE = _Stmt(
     "INSERT INTO tables (id, game, options, settings, seed, status, host, created_at,"
     " started_at, finished_at, result, deadlines, clock_deadline)"
@@ -474,6 +484,7 @@ class SqlStore(Store):
         async with self.engine.begin() as conn:
             await conn.run_sync(schema.metadata.create_all)
             await conn.run_sync(_add_new_columns)
+            await conn.run_sync(_add_new_indexes)
             await conn.run_sync(_move_deck_images)
         if self._sqlite is not None:
             await self._sqlite.start()
@@ -651,6 +662,28 @@ class SqlStore(Store):
 
     async def rename_player(self, player_id: str, name: str) -> None:
         await self._write(_Write(("player", player_id), [(_RENAME_PLAYER, (name, player_id))]))
+
+    async def player_seen(self, player_id: str, at: int) -> None:
+        await self._write(_Write(("player", player_id), [(_PLAYER_SEEN, (at, player_id))]))
+
+    async def guests(self, seen_before: int, limit: int = 1000) -> list[PlayerRecord]:
+        query = sa.text(
+            f"SELECT * FROM players WHERE {_GUEST.replace('?', ':before')}"
+            " ORDER BY COALESCE(seen_at, created_at), id LIMIT :limit"
+        )
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(query, {"before": seen_before, "limit": limit})
+            return [_player(row) for row in rows]
+
+    async def delete_guests(self, ids: Iterable[str], seen_before: int) -> int:
+        wanted = sorted(set(ids))
+        if not wanted:
+            return 0
+        rows = [(player_id, seen_before) for player_id in wanted]
+        ops: list[Op] = [(_DELETE_GUEST, row) for row in rows]
+        await self._write(_Write(("guests", ""), ops))
+        gone = await self.players(wanted)
+        return len(wanted) - len(gone)
 
     # --- tables ------------------------------------------------------------------
 
@@ -893,7 +926,7 @@ def _seat_ops(table_id: str, seats: Iterable[SeatRecord]) -> list[Op]:
 
 
 def _player(row: Any) -> PlayerRecord:
-    return PlayerRecord(row.id, row.name, row.token_hash, row.created_at)
+    return PlayerRecord(row.id, row.name, row.token_hash, row.created_at, row.seen_at)
 
 
 def _seat(row: Any) -> SeatRecord:
@@ -908,6 +941,12 @@ def _add_new_columns(conn: sa.Connection) -> None:
             if column.name not in have:
                 kind = column.type.compile(dialect=conn.dialect)
                 conn.execute(sa.text(f"ALTER TABLE {table.name} ADD COLUMN {column.name} {kind}"))
+
+
+def _add_new_indexes(conn: sa.Connection) -> None:
+    """Give a store made by an earlier version the indexes added since."""
+    for index in schema.PLAYER_INDEXES:
+        index.create(conn, checkfirst=True)
 
 
 def _move_deck_images(conn: sa.Connection) -> None:

@@ -5,11 +5,14 @@ A server of its own per test (the shared one has no quotas), with small limits.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import sqlite3
 from collections.abc import Callable
 
 import httpx
 
-from bodoge.server.config import Quotas
+from bodoge.server.config import DAY, Quotas
 from tests.support.client import Client
 from tests.support.live_server import LiveServer
 
@@ -25,6 +28,66 @@ async def _hosted(server: LiveServer, player_id: str) -> list[str]:
     async with httpx.AsyncClient(base_url=server.url, timeout=10) as http:
         tables = (await http.get("/api/tables")).json()["tables"]
     return sorted(t["id"] for t in tables if t["host"] == player_id)
+
+
+def _players(server: LiveServer) -> list[str]:
+    """The players the server's store holds."""
+    with contextlib.closing(sqlite3.connect(server.data / "bodoge.sqlite3")) as db:
+        return sorted(row[0] for row in db.execute("SELECT id FROM players"))
+
+
+# --- guests ----------------------------------------------------------------------------
+
+
+async def test_new_players_per_address_are_a_rate(
+    make_live_server: Callable[..., LiveServer],
+) -> None:
+    server = make_live_server(args=(*BASE, "--new-players-per-hour", "2"))
+    # A hello refused for its name makes nobody, and uses up nothing of the rate.
+    first = await Client.connect(server.ws_url, name=None)
+    assert (await first.request("hello", name=" "))["code"] == "bad_name"
+    ann = await Client.connect(server.ws_url, "Ann")
+    await Client.connect(server.ws_url, "Bob")
+    before = _players(server)
+    third = await Client.connect(server.ws_url, name=None)
+    reply = await third.request("hello", name="Cid")
+    assert reply["code"] == "new_player_rate_limited" and " s" in reply["message"]
+    assert _players(server) == before  # nobody was made
+    # The connection stays open and a known player may still say hello on it (or anywhere).
+    assert (await third.request("hello", token=ann.token))["type"] == "welcome"
+    await Client.connect(server.ws_url, token=ann.token, name=None)
+    stats = (await _stats(server))["quotas"]
+    assert stats["refused_by_rate"] == {"new_player_rate_limited": 1}
+    assert _players(server) == before
+
+
+async def test_idle_guests_are_removed(make_live_server: Callable[..., LiveServer]) -> None:
+    args = (*BASE, "--guest-idle-days", str(1 / DAY), "--cleanup-every", "0.2")
+    server = make_live_server(args=args)
+    idle = await Client.connect(server.ws_url, "Idle")  # never sits down
+    seated = await Client.connect(server.ws_url, "Seated")
+    await seated.ok("table.create", game="tagiron")
+    chatty = await Client.connect(server.ws_url, "Chatty")
+    table = (await seated.ok("table.create", game="illustori"))["table"]
+    await chatty.ok("table.open", table=table)
+    await chatty.ok("chat", table=table, text="hi")
+    await seated.close()
+    await chatty.close()
+    here = await Client.connect(server.ws_url, "Here")  # idle too, but connected
+    await idle.close()
+    deadline = asyncio.get_running_loop().time() + 15
+    while idle.player_id in _players(server):
+        assert asyncio.get_running_loop().time() < deadline, "the idle guest was not removed"
+        await asyncio.sleep(0.2)
+    await asyncio.sleep(1.5)  # several more sweeps
+    left = _players(server)
+    assert {seated.player_id, chatty.player_id, here.player_id} <= set(left)
+    assert idle.player_id not in left
+    back = await Client.connect(server.ws_url, name=None)
+    assert (await back.request("hello", token=idle.token))["code"] == "bad_token"
+    assert (await back.request("hello", token=seated.token))["type"] == "welcome"
+    assert (await _stats(server))["quotas"]["guests_removed"] >= 1
+    await here.close()
 
 
 # --- tables per player ----------------------------------------------------------------

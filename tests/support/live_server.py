@@ -32,6 +32,8 @@ DEFAULT_ARGS = (
     "0",
     "--max-connections-per-address",
     "0",
+    "--new-players-per-hour",
+    "0",
     "--waiting-tables-per-player",
     "0",
     "--tables-per-hour",
