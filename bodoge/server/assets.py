@@ -5,7 +5,10 @@
 * ``POST /api/decks`` takes a multipart upload of PNG, JPEG or WebP pictures,
   checks each and redraws it as WebP (:mod:`bodoge.server.pictures`), stores
   them as a set under a new random id and answers ``{"deck": id, "count": n}``
-  (the protocol calls an uploaded set a deck).
+  (the protocol calls an uploaded set a deck).  Only a player may upload: their
+  token comes in ``Authorization: Bearer``, a header another site cannot make a
+  browser send.  Uploads count against quotas (:class:`~bodoge.server.config.Quotas`):
+  per client address an hour, decks and bytes per player, and bytes for the server.
 * ``GET /api/decks/{deck}/{n}`` serves picture ``n`` mod the set's size, so a
   game may number more cards than the set has pictures: they come round again.
 
@@ -19,6 +22,7 @@ that forbids scripts.  Errors are ``{"error": {"code", "message"}}``.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import secrets
 from collections.abc import AsyncIterator
@@ -30,8 +34,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from bodoge.server.pictures import MAX_PICTURES, PictureError, clean_pictures
-from bodoge.server.protocol import now_ms
+from bodoge.server.pictures import MAX_PICTURES, SET_ID, PictureError, clean_pictures
+from bodoge.server.protocol import ProtocolError, now_ms
+from bodoge.server.quotas import Buckets
 from bodoge.store import Conflict
 
 if TYPE_CHECKING:
@@ -47,7 +52,6 @@ CACHE = "public, max-age=604800, immutable"
 #: No script, no fetch, no frame: an SVG opened on its own cannot run anything.
 PICTURE_CSP = "default-src 'none'; style-src 'unsafe-inline'"
 
-SET_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 NUMBER = re.compile(r"0|[1-9][0-9]{0,5}")
 
 
@@ -79,7 +83,29 @@ def asset_routes(server: Server) -> list[BaseRoute]:
         content, media_type = found
         return Response(content, media_type=media_type, headers=picture_headers(media_type))
 
+    uploads = Buckets(server.config.quotas.uploads_per_hour)
+    # One upload at a time between a player's quotas being checked and the set stored, so
+    # that two uploads at once cannot both pass them.
+    storing = asyncio.Lock()
+
     async def upload_pictures(request: Request) -> Response:
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        try:
+            player = await server.players.by_token(token if scheme == "Bearer" else None)
+        except ProtocolError:
+            return error(401, "bad_token", "send your token: Authorization: Bearer <token>")
+        address = request.client.host if request.client else ""
+        if not uploads.take(address):
+            wait = uploads.wait_seconds(address)
+            return refused(
+                429,
+                "upload_rate_limited",
+                f"too many uploads from your address; the next one in {wait} s",
+                headers={"Retry-After": str(wait)},
+            )
+        full = await _over_quota(player.id, 0)  # before reading 48 MB for nothing
+        if full is not None:
+            return full
         if not request.headers.get("content-type", "").startswith("multipart/form-data"):
             return error(400, "bad_upload", "send the pictures as multipart/form-data")
         declared = request.headers.get("content-length", "")
@@ -97,27 +123,67 @@ def asset_routes(server: Server) -> list[BaseRoute]:
             return _too_large()
         except MultiPartException as exc:
             return error(400, "bad_upload", f"the upload could not be read: {exc.message}")
-        uploads: list[tuple[str | None, bytes]] = []
+        files: list[tuple[str | None, bytes]] = []
         try:
             for _, value in form.multi_items():
                 if isinstance(value, str):
                     return error(400, "bad_upload", "only picture files may be sent")
-                uploads.append((value.filename, await value.read()))
+                files.append((value.filename, await value.read()))
         finally:
             await form.close()
         try:
-            pictures = await run_in_threadpool(clean_pictures, uploads)
+            pictures = await run_in_threadpool(clean_pictures, files)
         except PictureError as exc:
             return error(400, exc.code, str(exc))
         rows = [(p.data, p.media_type) for p in pictures]
-        for _ in range(3):  # a clash of 80 random bits will not happen; still, never overwrite
-            set_id = "d" + secrets.token_hex(10)
-            try:
-                await server.store.add_picture_set(set_id, rows, now_ms())
-            except Conflict:
-                continue
-            return JSONResponse({"deck": set_id, "count": len(rows)}, status_code=201)
+        size = sum(len(p.data) for p in pictures)
+        async with storing:
+            full = await _over_quota(player.id, size)
+            if full is not None:
+                return full
+            for _ in range(3):  # a clash of 80 random bits will not happen; still, never overwrite
+                set_id = "d" + secrets.token_hex(10)
+                try:
+                    await server.store.add_picture_set(set_id, rows, now_ms(), player.id)
+                except Conflict:
+                    continue
+                server.counters.uploads_stored += 1
+                server.counters.upload_bytes_stored += size
+                return JSONResponse({"deck": set_id, "count": len(rows)}, status_code=201)
         return error(500, "internal_error", "no deck id was free")
+
+    def refused(
+        status: int, code: str, message: str, headers: dict[str, str] | None = None
+    ) -> JSONResponse:
+        server.counters.refused(code)
+        response = error(status, code, message)
+        response.headers.update(headers or {})
+        return response
+
+    async def _over_quota(player_id: str, adding: int) -> JSONResponse | None:
+        """The refusal if one more set of ``adding`` bytes would pass a quota."""
+        q = server.config.quotas
+        count, used = await server.store.picture_usage(player_id)
+        if q.decks_per_player and count + 1 > q.decks_per_player:
+            return refused(
+                403,
+                "too_many_decks",
+                f"you keep {count} uploaded decks, as many as one may"
+                f" ({q.decks_per_player}); unused ones are deleted after a while",
+            )
+        if q.deck_bytes_per_player and used + max(adding, 1) > q.deck_bytes_per_player:
+            return refused(
+                403,
+                "too_many_deck_bytes",
+                f"your uploaded decks would pass {_mb(q.deck_bytes_per_player)} in all",
+            )
+        if q.deck_bytes_total:
+            _, total = await server.store.picture_usage()
+            if total + max(adding, 1) > q.deck_bytes_total:
+                return refused(
+                    507, "server_full", "this server keeps no more uploaded pictures for now"
+                )
+        return None
 
     async def picture(request: Request) -> Response:
         set_id, raw = request.path_params["deck"], request.path_params["n"]
@@ -135,6 +201,14 @@ def asset_routes(server: Server) -> list[BaseRoute]:
         Route("/api/decks", upload_pictures, methods=["POST"]),
         Route("/api/decks/{deck}/{n}", picture),
     ]
+
+
+def _mb(size: int) -> str:
+    """
+    >>> _mb(100 * 2**20)
+    '100 MB'
+    """
+    return f"{size / 2**20:g} MB"
 
 
 def _too_large() -> JSONResponse:

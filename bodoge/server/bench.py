@@ -407,6 +407,7 @@ UNLIMITED = (
     "--new-players-per-hour",
     "--waiting-tables-per-player",
     "--tables-per-hour",
+    "--uploads-per-hour",
 )
 
 

@@ -76,7 +76,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=float,
         default=quotas.cleanup_seconds,
         metavar="SECONDS",
-        help="how often idle guests are looked for (default %(default)g)",
+        help="how often idle guests and unused decks are looked for (default %(default)g)",
     )
     parser.add_argument(
         "--waiting-tables-per-player",
@@ -91,6 +91,44 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=quotas.tables_per_hour,
         metavar="N",
         help="tables one player may create an hour (0: no limit; default %(default)s)",
+    )
+    parser.add_argument(
+        "--uploads-per-hour",
+        type=int,
+        default=quotas.uploads_per_hour,
+        metavar="N",
+        help="uploads of pictures one client address may make an hour"
+        " (0: no limit; default %(default)s)",
+    )
+    parser.add_argument(
+        "--decks-per-player",
+        type=int,
+        default=quotas.decks_per_player,
+        metavar="N",
+        help="uploaded decks one player may keep (0: no limit; default %(default)s)",
+    )
+    parser.add_argument(
+        "--deck-mb-per-player",
+        type=float,
+        default=quotas.deck_bytes_per_player / 2**20,
+        metavar="MB",
+        help="megabytes of uploaded pictures one player may keep (0: no limit;"
+        " default %(default)g)",
+    )
+    parser.add_argument(
+        "--deck-mb-total",
+        type=float,
+        default=quotas.deck_bytes_total / 2**20,
+        metavar="MB",
+        help="megabytes of uploaded pictures the server keeps (0: no limit; default %(default)g)",
+    )
+    parser.add_argument(
+        "--deck-unused-days",
+        type=float,
+        default=quotas.deck_unused_seconds / DAY,
+        metavar="DAYS",
+        help="delete an uploaded deck no table has used for this long (0: never;"
+        " default %(default)g)",
     )
     parser.add_argument(
         "--trusted-proxies",
@@ -134,6 +172,11 @@ def quotas_of(args: argparse.Namespace) -> Quotas:
         cleanup_seconds=args.cleanup_every,
         waiting_tables_per_player=args.waiting_tables_per_player,
         tables_per_hour=args.tables_per_hour,
+        uploads_per_hour=args.uploads_per_hour,
+        decks_per_player=args.decks_per_player,
+        deck_bytes_per_player=round(args.deck_mb_per_player * 2**20),
+        deck_bytes_total=round(args.deck_mb_total * 2**20),
+        deck_unused_seconds=args.deck_unused_days * DAY,
     )
 
 

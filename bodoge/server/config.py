@@ -56,7 +56,16 @@ class Quotas:
     #: Waiting tables one player may host at once, and tables a player may create an hour.
     waiting_tables_per_player: int = 5
     tables_per_hour: int = 60
-    #: How often the store is searched for idle guests to remove.
+    #: Uploads of pictures (``POST /api/decks``) per client address and hour.
+    uploads_per_hour: int = 20
+    #: Uploaded decks one player may keep, and their bytes (as stored, redrawn as WebP).
+    decks_per_player: int = 20
+    deck_bytes_per_player: int = 100 * 2**20
+    #: Bytes of uploaded pictures the whole server keeps.
+    deck_bytes_total: int = 4 * 2**30
+    #: Seconds after which an uploaded deck no table has named is deleted.
+    deck_unused_seconds: float = 30 * DAY
+    #: How often the store is searched for idle guests and unused decks to remove.
     cleanup_seconds: float = 3600.0
 
 

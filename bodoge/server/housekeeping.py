@@ -1,4 +1,5 @@
-"""What the server removes by itself, now and then: guests who left no trace.
+"""What the server removes by itself, now and then: guests who left no trace, and
+uploaded decks no table uses.
 
 Every ``hello`` without a token makes a player, kept in the store so that the
 token works next time.  Most never sit down.  A *guest* — a player with no seat
@@ -6,6 +7,12 @@ at any table (nor one they left), hosting none, with no chat line — who has no
 said hello for ``Quotas.guest_seconds`` is deleted, unless a connection or a
 live table holds them right now; their token then gets ``bad_token`` and the
 browser makes a new player, as after a wiped server.
+
+An uploaded deck (a set of pictures) is kept while tables name it: a table
+notes the sets its options name when it is created, and each sweep notes those
+of every waiting and playing table.  A set no table has named for
+``Quotas.deck_unused_seconds`` is deleted; the replay of a table that finished
+long ago then shows no pictures.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
+from bodoge.server.pictures import named_sets
 from bodoge.server.protocol import now_ms
 
 if TYPE_CHECKING:
@@ -43,13 +51,38 @@ async def remove_idle_guests(server: Server) -> int:
             return removed
 
 
-async def clean_up(server: Server) -> None:
-    """Remove idle guests every ``cleanup_seconds``, for as long as the server runs."""
+async def remove_unused_decks(server: Server) -> int:
+    """Delete the uploaded decks no table has named for ``deck_unused_seconds``; how many."""
+    seconds = server.config.quotas.deck_unused_seconds
+    if not seconds:
+        return 0
+    now = now_ms()
+    in_use: set[str] = set()
+    for table in server.tables.open_tables():
+        in_use |= named_sets(table.options_json)
+    await server.store.use_picture_sets(in_use, now)
+    before = now - round(seconds * 1000)
+    removed = 0
     while True:
-        try:
-            removed = await remove_idle_guests(server)
-            if removed:
-                log.info("removed %d idle guests", removed)
-        except Exception:
-            log.exception("removing idle guests failed")
+        found = await server.store.unused_picture_sets(before, BATCH)
+        unused = [set_id for set_id in found if set_id not in in_use]
+        if unused:
+            gone = await server.store.delete_picture_sets(unused, before)
+            removed += gone
+            server.counters.decks_removed += gone
+        if len(found) < BATCH or not unused:
+            return removed
+
+
+async def clean_up(server: Server) -> None:
+    """Remove idle guests and unused decks every ``cleanup_seconds``, while the server runs."""
+    while True:
+        # Decks first: a guest who uploaded is no guest until their decks are gone.
+        for job in (remove_unused_decks, remove_idle_guests):
+            try:
+                removed = await job(server)
+                if removed:
+                    log.info("%s: %d", job.__name__, removed)
+            except Exception:
+                log.exception("%s failed", job.__name__)
         await asyncio.sleep(server.config.quotas.cleanup_seconds)

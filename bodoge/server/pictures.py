@@ -39,9 +39,10 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 import struct
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "MAX_PICTURES",
     "MAX_PIXELS",
     "MAX_SIDE",
+    "SET_ID",
     "EmptyUpload",
     "ImageTooLarge",
     "NotAnImage",
@@ -59,7 +61,11 @@ __all__ = [
     "WrongExtension",
     "clean_picture",
     "clean_pictures",
+    "named_sets",
 ]
+
+#: What a set's id looks like (the server makes ``d`` and 20 hex digits).
+SET_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_PIXELS = 20_000_000
@@ -239,3 +245,14 @@ def clean_pictures(
     if not pictures:
         raise EmptyUpload("a custom deck needs at least one picture")
     return tuple(pictures)
+
+
+def named_sets(options: Mapping[str, object]) -> set[str]:
+    """The ids of picture sets a table's options may name: every string option value that
+    looks like one (the server does not know which option a game reads a set from).
+
+    >>> sorted(named_sets({"custom_deck": "d0123456789abcdef0123", "language": "ja",
+    ...                    "deck_size": 60, "note": "not an id!"}))
+    ['d0123456789abcdef0123', 'ja']
+    """
+    return {v for v in options.values() if isinstance(v, str) and SET_ID.fullmatch(v)}

@@ -112,7 +112,7 @@ GC = GcPauses()
 
 
 #: The codes of refusals for going too fast (the others are quotas: too many, too large).
-RATE_CODES = frozenset({"table_rate_limited", "new_player_rate_limited"})
+RATE_CODES = frozenset({"table_rate_limited", "new_player_rate_limited", "upload_rate_limited"})
 
 
 class Counters:
@@ -132,8 +132,12 @@ class Counters:
         self.frames_sent = 0
         self.refused_by_quota: CounterOf[str] = CounterOf()
         self.refused_by_rate: CounterOf[str] = CounterOf()
-        #: Idle guests removed from the store (bodoge/server/housekeeping.py).
+        #: Idle guests and unused decks removed from the store (bodoge/server/housekeeping.py).
         self.guests_removed = 0
+        self.decks_removed = 0
+        #: Uploaded decks stored since the start, and their bytes.
+        self.uploads_stored = 0
+        self.upload_bytes_stored = 0
 
     def refused(self, code: str) -> None:
         """Count a request refused with ``code`` (a quota's or a rate's)."""
@@ -149,5 +153,8 @@ class Counters:
                 "refused_by_quota": dict(self.refused_by_quota),
                 "refused_by_rate": dict(self.refused_by_rate),
                 "guests_removed": self.guests_removed,
+                "decks_removed": self.decks_removed,
+                "uploads_stored": self.uploads_stored,
+                "upload_bytes_stored": self.upload_bytes_stored,
             },
         }

@@ -23,6 +23,7 @@ from bodoge.server.config import ServerConfig
 from bodoge.server.identity import Player, Players, new_id
 from bodoge.server.inbox import Args, R, TableGone
 from bodoge.server.lobby import Lobby
+from bodoge.server.pictures import named_sets
 from bodoge.server.protocol import TABLE_ID, ProtocolError, now_ms
 from bodoge.server.quotas import Buckets
 from bodoge.server.settings import parse_settings
@@ -229,6 +230,12 @@ class Tables:
             self._creating[player.id] -= 1
             if self._creating[player.id] <= 0:
                 del self._creating[player.id]
+        named = named_sets(record.options)
+        if named:  # an uploaded deck a table names is kept (bodoge/server/housekeeping.py)
+            try:
+                await self.store.use_picture_sets(named, record.created_at)
+            except Exception:  # the sweep notes it too, while the table is open
+                log.warning("table %s: noting the decks it uses failed", record.id, exc_info=True)
         table = LiveTable(self, game, record, seats)
         table.people[player.id] = player
         self.live[table.id] = table

@@ -116,12 +116,33 @@ class Store(ABC):
 
     @abstractmethod
     async def add_picture_set(
-        self, set_id: str, pictures: Sequence[tuple[bytes, str]], created_at: int
+        self,
+        set_id: str,
+        pictures: Sequence[tuple[bytes, str]],
+        created_at: int,
+        owner: str | None = None,
     ) -> None:
-        """Store a set of uploaded pictures ``(content, media type)``, numbered from 0.
+        """Store a set of uploaded pictures ``(content, media type)``, numbered from 0,
+        uploaded by the player ``owner``.
 
         Raises :class:`Conflict` if the set id is taken.
         """
+
+    @abstractmethod
+    async def picture_usage(self, owner: str | None = None) -> tuple[int, int]:
+        """How many picture sets ``owner`` uploaded and their bytes (``None``: everyone's)."""
+
+    @abstractmethod
+    async def use_picture_sets(self, set_ids: Iterable[str], at: int) -> None:
+        """A table named these sets at ``at`` (ids of no set are ignored)."""
+
+    @abstractmethod
+    async def unused_picture_sets(self, before: int, limit: int = 1000) -> list[str]:
+        """Sets no table has named since before ``before`` (nor made since)."""
+
+    @abstractmethod
+    async def delete_picture_sets(self, set_ids: Iterable[str], unused_before: int) -> int:
+        """Delete those of the sets still unused since before ``unused_before``; how many."""
 
     @abstractmethod
     async def picture_set_size(self, set_id: str) -> int:

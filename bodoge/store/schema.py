@@ -111,6 +111,12 @@ picture_sets = sa.Table(
     sa.Column("id", sa.String(64), primary_key=True),
     sa.Column("size", sa.Integer, nullable=False),
     sa.Column("created_at", sa.BigInteger, nullable=False),
+    # Added after picture sets came (stores made before gain them when opened; their sets'
+    # bytes are counted then): the player who uploaded the set, the bytes of its pictures,
+    # and when a table last named it (bodoge/server/housekeeping.py deletes unused sets).
+    sa.Column("owner", sa.String(32), nullable=True, index=True),
+    sa.Column("bytes", sa.BigInteger, nullable=True),
+    sa.Column("used_at", sa.BigInteger, nullable=True),
 )
 
 # Picture n of a set, from 0 to its size - 1.
@@ -127,3 +133,6 @@ pictures = sa.Table(
     sa.Column("data", sa.LargeBinary, nullable=False),
     sa.Column("media_type", sa.String(32), nullable=False),
 )
+
+#: Indexes added after the first release, which stores made before gain when opened.
+NEW_INDEXES = (*PLAYER_INDEXES, *picture_sets.indexes)

@@ -143,6 +143,7 @@ _GUEST = (
     " AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.left_player = players.id)"
     " AND NOT EXISTS (SELECT 1 FROM tables WHERE tables.host = players.id)"
     " AND NOT EXISTS (SELECT 1 FROM chat WHERE chat.player = players.id)"
+    " AND NOT EXISTS (SELECT 1 FROM picture_sets WHERE picture_sets.owner = players.id)"
 )
 _DELETE_GUEST = _Stmt(f"DELETE FROM players WHERE id = ? AND {_GUEST}")
 _INSERT_TABLE = _Stmt(
@@ -188,7 +189,18 @@ _INSERT_CHAT = _Stmt(
     "INSERT INTO chat (table_id, line, player, name, text, at) VALUES (?, ?, ?, ?, ?, ?)"
 )
 _DELETE_CHAT = _Stmt("DELETE FROM chat WHERE table_id = ?")
-_INSERT_PICTURE_SET = _Stmt("INSERT INTO picture_sets (id, size, created_at) VALUES (?, ?, ?)")
+_INSERT_PICTURE_SET = _Stmt(
+    "INSERT INTO picture_sets (id, size, created_at, owner, bytes, used_at)"
+    " VALUES (?, ?, ?, ?, ?, ?)"
+)
+_USE_PICTURE_SET = _Stmt("UPDATE picture_sets SET used_at = ? WHERE id = ?")
+#: A set no table has named since before the time given (nor since it was made).
+_UNUSED_SET = "COALESCE(picture_sets.used_at, picture_sets.created_at) < ?"
+_DELETE_UNUSED_PICTURES = _Stmt(
+    "DELETE FROM pictures WHERE set_id = ? AND EXISTS (SELECT 1 FROM picture_sets"
+    f" WHERE picture_sets.id = pictures.set_id AND {_UNUSED_SET})"
+)
+_DELETE_UNUSED_SET = _Stmt(f"DELETE FROM picture_sets WHERE id = ? AND {_UNUSED_SET}")
 _INSERT_PICTURE = _Stmt("INSERT INTO pictures (set_id, n, data, media_type) VALUES (?, ?, ?, ?)")
 
 Op = tuple[_Stmt, tuple[Any, ...]]
@@ -486,6 +498,7 @@ class SqlStore(Store):
             await conn.run_sync(_add_new_columns)
             await conn.run_sync(_add_new_indexes)
             await conn.run_sync(_move_deck_images)
+            await conn.run_sync(_count_picture_bytes)
         if self._sqlite is not None:
             await self._sqlite.start()
         else:
@@ -772,14 +785,61 @@ class SqlStore(Store):
     # --- uploaded pictures -----------------------------------------------------------
 
     async def add_picture_set(
-        self, set_id: str, pictures: Sequence[tuple[bytes, str]], created_at: int
+        self,
+        set_id: str,
+        pictures: Sequence[tuple[bytes, str]],
+        created_at: int,
+        owner: str | None = None,
     ) -> None:
-        ops: list[Op] = [(_INSERT_PICTURE_SET, (set_id, len(pictures), created_at))]
+        size = sum(len(data) for data, _ in pictures)
+        row = (set_id, len(pictures), created_at, owner, size, created_at)
+        ops: list[Op] = [(_INSERT_PICTURE_SET, row)]
         ops += [
             (_INSERT_PICTURE, (set_id, n, data, media)) for n, (data, media) in enumerate(pictures)
         ]
         conflict = f"picture set {set_id} already exists"
         await self._write(_Write(("picture set", set_id), ops, conflict))
+
+    async def picture_usage(self, owner: str | None = None) -> tuple[int, int]:
+        c = schema.picture_sets.c
+        query = sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(c.bytes), 0))
+        if owner is not None:
+            query = query.where(c.owner == owner)
+        async with self.engine.connect() as conn:
+            count, size = (await conn.execute(query)).one()
+        return int(count), int(size)
+
+    async def use_picture_sets(self, set_ids: Iterable[str], at: int) -> None:
+        ops: list[Op] = [(_USE_PICTURE_SET, (at, set_id)) for set_id in sorted(set(set_ids))]
+        if ops:
+            await self._write(_Write(("picture sets", ""), ops))
+
+    async def unused_picture_sets(self, before: int, limit: int = 1000) -> list[str]:
+        c = schema.picture_sets.c
+        query = (
+            sa.select(c.id)
+            .where(sa.func.coalesce(c.used_at, c.created_at) < before)
+            .order_by(c.id)
+            .limit(limit)
+        )
+        async with self.engine.connect() as conn:
+            return [row.id for row in await conn.execute(query)]
+
+    async def delete_picture_sets(self, set_ids: Iterable[str], unused_before: int) -> int:
+        wanted = sorted(set(set_ids))
+        if not wanted:
+            return 0
+        ops: list[Op] = []
+        for set_id in wanted:
+            ops.append((_DELETE_UNUSED_PICTURES, (set_id, unused_before)))
+            ops.append((_DELETE_UNUSED_SET, (set_id, unused_before)))
+        c = schema.picture_sets.c
+        async with self.engine.connect() as conn:
+            before = await conn.scalar(sa.select(sa.func.count()).where(c.id.in_(wanted)))
+        await self._write(_Write(("picture sets", ""), ops))
+        async with self.engine.connect() as conn:
+            after = await conn.scalar(sa.select(sa.func.count()).where(c.id.in_(wanted)))
+        return int(before or 0) - int(after or 0)
 
     async def picture_set_size(self, set_id: str) -> int:
         c = schema.picture_sets.c
@@ -945,7 +1005,7 @@ def _add_new_columns(conn: sa.Connection) -> None:
 
 def _add_new_indexes(conn: sa.Connection) -> None:
     """Give a store made by an earlier version the indexes added since."""
-    for index in schema.PLAYER_INDEXES:
+    for index in schema.NEW_INDEXES:
         index.create(conn, checkfirst=True)
 
 
@@ -971,6 +1031,17 @@ def _move_deck_images(conn: sa.Connection) -> None:
         )
     )
     conn.execute(sa.text("DROP TABLE deck_images"))
+
+
+def _count_picture_bytes(conn: sa.Connection) -> None:
+    """Count the bytes of the sets stored before sets kept their size in bytes."""
+    sets, pictures = schema.picture_sets, schema.pictures
+    size = (
+        sa.select(sa.func.coalesce(sa.func.sum(sa.func.length(pictures.c.data)), 0))
+        .where(pictures.c.set_id == sets.c.id)
+        .scalar_subquery()
+    )
+    conn.execute(sets.update().where(sets.c.bytes.is_(None)).values(bytes=size))
 
 
 def _table(row: Any) -> TableRecord:

@@ -30,8 +30,12 @@ SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'"
 
 @pytest.fixture
 async def http(live_server: LiveServer):
-    async with httpx.AsyncClient(base_url=live_server.url, timeout=30) as client:
+    """An HTTP client that sends a new player's token, as uploads need."""
+    uploader = await Client.connect(live_server.ws_url, "Uploader")
+    headers = {"Authorization": f"Bearer {uploader.token}"}
+    async with httpx.AsyncClient(base_url=live_server.url, timeout=30, headers=headers) as client:
         yield client
+    await uploader.close()
 
 
 def png(colour: str, size: tuple[int, int] = (40, 30)) -> bytes:
@@ -163,13 +167,14 @@ async def test_uploads_must_be_picture_files_in_multipart(http: httpx.AsyncClien
 
 
 async def test_a_declared_oversized_upload_is_refused_before_reading(
-    live_server: LiveServer,
+    live_server: LiveServer, http: httpx.AsyncClient
 ) -> None:
     # A raw request: the client announces more bytes than allowed and sends none.
     reader, writer = await asyncio.open_connection(live_server.host, live_server.port)
     writer.write(
         (
             "POST /api/decks HTTP/1.1\r\nHost: test\r\n"
+            f"Authorization: {http.headers['authorization']}\r\n"
             "Content-Type: multipart/form-data; boundary=x\r\n"
             f"Content-Length: {MAX_UPLOAD_BYTES + 1}\r\n\r\n"
         ).encode()

@@ -128,7 +128,7 @@ def test_documented_limits_match_the_code(phrase: str, value: bool) -> None:
 def test_http_error_codes_are_documented() -> None:
     server = Path(__file__).resolve().parents[2] / "bodoge" / "server"
     source = "".join(p.read_text() for p in server.glob("*.py"))
-    used = set(re.findall(r"error\(\s*\d{3},\s*\"([a-z_]+)\"", source))
+    used = set(re.findall(r"(?:error|refused)\(\s*\d{3},\s*\"([a-z_]+)\"", source))
     assert {"unknown_table", "not_finished"} <= used  # the pattern finds them
     documented = set(re.findall(r"`([a-z_]+)`", _section("HTTP")))
     assert used <= documented

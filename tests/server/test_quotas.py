@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
+import os
 import sqlite3
 from collections.abc import Callable
 
 import httpx
+from PIL import Image
 
 from bodoge.server.config import DAY, Quotas
 from tests.support.client import Client
@@ -154,3 +157,101 @@ async def test_tables_per_hour_are_a_rate(make_live_server: Callable[..., LiveSe
 
 def test_the_default_table_quotas() -> None:
     assert (Quotas().waiting_tables_per_player, Quotas().tables_per_hour) == (5, 60)
+
+
+# --- uploads ------------------------------------------------------------------------------
+
+
+def noise(side: int = 200) -> bytes:
+    """A picture that compresses badly: some 31 KB as stored at 200 px."""
+    buffer = io.BytesIO()
+    Image.frombytes("RGB", (side, side), os.urandom(side * side * 3)).save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+def _decks(server: LiveServer) -> list[tuple[str, str | None]]:
+    """The stored sets and their owners."""
+    with contextlib.closing(sqlite3.connect(server.data / "bodoge.sqlite3")) as db:
+        return sorted(db.execute("SELECT id, owner FROM picture_sets"))
+
+
+async def _upload(server: LiveServer, token: str | None, picture: bytes) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with httpx.AsyncClient(base_url=server.url, timeout=30, headers=headers) as http:
+        return await http.post("/api/decks", files=[("files", ("a.png", picture, "image/png"))])
+
+
+def _code(response: httpx.Response) -> tuple[int, str]:
+    return response.status_code, response.json()["error"]["code"]
+
+
+async def test_uploads_need_a_player_and_count_against_the_rate_and_the_decks(
+    make_live_server: Callable[..., LiveServer],
+) -> None:
+    server = make_live_server(args=(*BASE, "--uploads-per-hour", "3", "--decks-per-player", "2"))
+    red = noise(8)
+    for token in (None, "x" * 43):  # no player, or a token the server never gave
+        assert _code(await _upload(server, token, red)) == (401, "bad_token")
+    assert _decks(server) == []
+    ann = await Client.connect(server.ws_url, "Ann")
+    for _ in range(2):
+        assert (await _upload(server, ann.token, red)).status_code == 201
+    stored = _decks(server)
+    assert [owner for _, owner in stored] == [ann.player_id] * 2
+    assert _code(await _upload(server, ann.token, red)) == (403, "too_many_decks")
+    # Three uploads from this address this hour: Bob's is one too many, whoever he is.
+    bob = await Client.connect(server.ws_url, "Bob")
+    response = await _upload(server, bob.token, red)
+    assert _code(response) == (429, "upload_rate_limited")
+    assert 1 <= int(response.headers["retry-after"]) <= 1200
+    assert _decks(server) == stored
+    quotas = (await _stats(server))["quotas"]
+    assert quotas["refused_by_quota"] == {"too_many_decks": 1}
+    assert quotas["refused_by_rate"] == {"upload_rate_limited": 1}
+    assert quotas["uploads_stored"] == 2 and quotas["upload_bytes_stored"] > 0
+    for client in (ann, bob):
+        await client.close()
+
+
+async def test_the_bytes_of_decks_have_a_quota_per_player_and_in_all(
+    make_live_server: Callable[..., LiveServer],
+) -> None:
+    args = (*BASE, "--uploads-per-hour", "0", "--deck-mb-per-player", "0.05")
+    server = make_live_server(args=(*args, "--deck-mb-total", "0.08"))
+    ann, bob, cid = [await Client.connect(server.ws_url, n) for n in ("Ann", "Bob", "Cid")]
+    assert (await _upload(server, ann.token, noise())).status_code == 201  # some 31 KB
+    before = _decks(server)
+    assert _code(await _upload(server, ann.token, noise())) == (403, "too_many_deck_bytes")
+    assert _decks(server) == before
+    assert (await _upload(server, bob.token, noise())).status_code == 201
+    before = _decks(server)
+    assert _code(await _upload(server, cid.token, noise())) == (507, "server_full")
+    assert _decks(server) == before
+    assert (await _stats(server))["quotas"]["refused_by_quota"] == {
+        "too_many_deck_bytes": 1,
+        "server_full": 1,
+    }
+    for client in (ann, bob, cid):
+        await client.close()
+
+
+async def test_decks_no_table_uses_are_deleted(
+    make_live_server: Callable[..., LiveServer],
+) -> None:
+    args = (*BASE, "--deck-unused-days", str(1 / DAY), "--cleanup-every", "0.2")
+    server = make_live_server(args=args)
+    ann = await Client.connect(server.ws_url, "Ann")
+    unused = (await _upload(server, ann.token, noise(8))).json()["deck"]
+    used = (await _upload(server, ann.token, noise(8))).json()["deck"]
+    options = {"players": 3, "custom_deck": used, "deck_size": 30}
+    await ann.ok("table.create", game="illustori", options=options)
+    async with httpx.AsyncClient(base_url=server.url, timeout=10) as http:
+        deadline = asyncio.get_running_loop().time() + 15
+        while (await http.get(f"/api/decks/{unused}/0")).status_code != 404:
+            assert asyncio.get_running_loop().time() < deadline, "the unused deck stayed"
+            await asyncio.sleep(0.2)
+        await asyncio.sleep(1.5)  # more sweeps: the deck the table names stays
+        assert (await http.get(f"/api/decks/{used}/0")).status_code == 200
+    assert [deck for deck, _ in _decks(server)] == [used]
+    assert (await _stats(server))["quotas"]["decks_removed"] == 1
+    await ann.close()

@@ -12,12 +12,13 @@ def _player(player_id: str, created_at: int = 1_000) -> PlayerRecord:
 
 
 async def test_guests_are_players_without_a_trace_unseen_for_long(store: SqlStore) -> None:
-    for player_id in ("p_a", "p_b", "p_c", "p_d", "p_e", "p_f"):
+    for player_id in ("p_a", "p_b", "p_c", "p_d", "p_e", "p_f", "p_g"):
         await store.create_player(_player(player_id))
     table = TableRecord("t_1", "tagiron", {}, {}, 1, "waiting", "p_c", 1_000)
     await store.create_table(table, [SeatRecord(0, "human", "p_a"), SeatRecord(1, left="p_b")])
     await store.add_chat(ChatRecord("t_1", 1, "p_d", "D", "hi", 1_000))
     await store.player_seen("p_f", 5_000)
+    await store.add_picture_set("d_1", [(b"RIFF", "image/webp")], 1_000, owner="p_g")
     found = await store.guests(seen_before=2_000)
     assert [p.id for p in found] == ["p_e"]  # p_f was seen since
     assert [p.id for p in await store.guests(seen_before=6_000)] == ["p_e", "p_f"]

@@ -81,6 +81,9 @@ async def _tables(url: str) -> set[str]:
         await engine.dispose()
 
 
+OLD_PICTURES = [("d_a", 0), ("d_a", 1), ("d_a", 2), ("d_b", 0)]
+
+
 async def test_an_older_stores_deck_images_become_picture_sets(store_url: str) -> None:
     """A data folder (or database) of an earlier version opens with its uploads intact."""
     await _run(store_url, DECK_IMAGES.insert().values(OLD_ROWS), create=OLD)
@@ -92,6 +95,10 @@ async def test_an_older_stores_deck_images_become_picture_sets(store_url: str) -
             assert await store.picture("d_a", 1) == WEBP
             assert await store.picture("d_a", 2) == (b"\x00" * 9, WEBP[1])
             assert await store.picture("d_b", 0) == (b"b", WEBP[1])
+            # Their bytes are counted when the store is opened (they had no owner).
+            sizes = [len((await store.picture(s, n) or (b"",))[0]) for s, n in OLD_PICTURES]
+            extra = (1, len(PNG[0])) if opening else (0, 0)  # d_c, added at the first opening
+            assert await store.picture_usage() == (2 + extra[0], sum(sizes) + extra[1])
             with pytest.raises(Conflict):
                 await store.add_picture_set("d_b", [PNG], 9)
             if opening == 0:
@@ -117,3 +124,19 @@ async def test_the_move_is_all_or_nothing(store_url: str) -> None:
         await open_store(store_url)
     assert len(await _run(store_url, DECK_IMAGES.select())) == len(OLD_ROWS)
     assert await _run(store_url, sa.text("SELECT set_id FROM pictures")) == [("d_b",)]
+
+
+async def test_sets_count_their_bytes_and_go_when_unused(store: SqlStore) -> None:
+    await store.add_picture_set("d_1", [PNG, WEBP], 1_000, owner="p_a")
+    await store.add_picture_set("d_2", [WEBP], 1_000, owner="p_b")
+    await store.add_picture_set("d_3", [PNG], 1_000, owner="p_a")
+    assert await store.picture_usage("p_a") == (2, 2 * len(PNG[0]) + len(WEBP[0]))
+    assert await store.picture_usage() == (3, 2 * len(PNG[0]) + 2 * len(WEBP[0]))
+    assert await store.picture_usage("p_z") == (0, 0)
+    await store.use_picture_sets(["d_2", "d_9"], 5_000)  # d_9: no such set, ignored
+    assert await store.unused_picture_sets(before=2_000) == ["d_1", "d_3"]
+    # Only sets still unused are deleted, whatever ids are asked for; their pictures too.
+    assert await store.delete_picture_sets(["d_1", "d_2"], unused_before=2_000) == 1
+    assert await store.picture_set_size("d_1") == 0 and await store.picture("d_1", 0) is None
+    assert await store.picture_set_size("d_2") == 1 and await store.picture_set_size("d_3") == 1
+    assert await store.picture_usage() == (2, len(PNG[0]) + len(WEBP[0]))

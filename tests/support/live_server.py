@@ -38,6 +38,8 @@ DEFAULT_ARGS = (
     "0",
     "--tables-per-hour",
     "0",
+    "--uploads-per-hour",
+    "0",
 )
 
 

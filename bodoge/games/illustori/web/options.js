@@ -4,6 +4,7 @@
 // pictures.  The lobby (bodoge/web/static/js/lobby.js) loads this module for
 // a game whose options go beyond the player count; see bodoge/web/README.md.
 
+import { bearer } from "/static/js/conn.js";
 import { fill, h, icon, loadStylesheet } from "/static/js/dom.js";
 import { has, t } from "/static/js/i18n.js";
 import { STRINGS } from "./strings.js";
@@ -199,7 +200,8 @@ export function createOptions(ctx) {
     try {
       const body = new FormData();
       for (const file of await Promise.all(files.map(shrink))) body.append("files", file, file.name);
-      const res = await fetch("/api/decks", { method: "POST", body });
+      // Only a player may upload: the token goes in a header (docs/protocol.md, HTTP).
+      const res = await fetch("/api/decks", { method: "POST", body, headers: bearer() });
       const data = await res.json().catch(() => null);
       if (res.ok && data?.deck) {
         state.custom = { deck: data.deck, count: data.count };

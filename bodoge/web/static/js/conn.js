@@ -10,6 +10,13 @@ const BACKOFF_MS = [300, 800, 1500, 3000, 5000];
 const REQUEST_TIMEOUT_MS = 15000;
 const PING_MS = 25000;
 
+/** The header that names this browser's player to an HTTP request (uploads): a header,
+ * not a cookie, so that another site cannot make the browser send it. */
+export function bearer() {
+  const token = store.get(TOKEN_KEY);
+  return token ? { Authorization: `Bearer ${token}` } : {};
+}
+
 export class RequestError extends Error {
   constructor(code, message) {
     super(message || code);
