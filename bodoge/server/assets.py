@@ -37,7 +37,7 @@ from starlette.routing import BaseRoute, Route
 from bodoge.server.pictures import MAX_PICTURES, SET_ID, PictureError, clean_pictures
 from bodoge.server.protocol import ProtocolError, now_ms
 from bodoge.server.quotas import Buckets
-from bodoge.store import Conflict
+from bodoge.store import Conflict, StoreUnavailable
 
 if TYPE_CHECKING:
     from bodoge.server.service import Server
@@ -147,6 +147,10 @@ def asset_routes(server: Server) -> list[BaseRoute]:
                     await server.store.add_picture_set(set_id, rows, now_ms(), player.id)
                 except Conflict:
                     continue
+                except StoreUnavailable:
+                    return error(
+                        503, "store_unavailable", "the server cannot store pictures now; try later"
+                    )
                 server.counters.uploads_stored += 1
                 server.counters.upload_bytes_stored += size
                 return JSONResponse({"deck": set_id, "count": len(rows)}, status_code=201)

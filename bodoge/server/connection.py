@@ -22,6 +22,7 @@ from bodoge.server.inbox import Args, R, TableGone
 from bodoge.server.protocol import ProtocolError, Request, encode, now_ms
 from bodoge.server.replies import REMEMBERED
 from bodoge.server.table import LiveTable, Reply
+from bodoge.store import StoreUnavailable
 
 if TYPE_CHECKING:
     from bodoge.server.service import Server
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Frame = str | bytes | None
+
+#: Refusals a retry of the same request may not get again: the server failed, not the request.
+RETRY_CODES = frozenset({"internal_error", "store_unavailable"})
 
 #: How long a retry waits for the first request's reply when that is still being handled.
 RETRY_WAIT_SECONDS = 30.0
@@ -196,6 +200,9 @@ class Connection:
             self.error(req, exc.code, str(exc))
         except TableGone:
             self.error(req, "internal_error", "the table moved; try again")
+        except StoreUnavailable:
+            log.warning("request %s: the store cannot write", req.type if req else "?")
+            self.error(req, "store_unavailable", "the server cannot store anything now; try later")
         except Exception:
             log.exception("request %s failed", req.type if req else "?")
             self.error(req, "internal_error", "the server failed; nothing changed")
@@ -208,7 +215,7 @@ class Connection:
             return
         future, request_id = self._retry
         self._retry = None
-        failed = not future.done() or future.result().get("code") == "internal_error"
+        failed = not future.done() or future.result().get("code") in RETRY_CODES
         if failed and self.player is not None:
             self.server.recent.forget(
                 self.player.id,

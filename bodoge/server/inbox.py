@@ -37,6 +37,7 @@ from typing import Any, TypeVar, TypeVarTuple
 
 from bodoge.core.errors import GameError
 from bodoge.server.protocol import ProtocolError
+from bodoge.store import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +89,9 @@ class Inbox:
             command, args, future = await self._queue.get()
             try:
                 result = await command(*args)
-            except (GameError, ProtocolError, TableGone) as exc:
+            except (GameError, ProtocolError, TableGone, StoreUnavailable) as exc:
+                # A refusal, or a write the database could not take (nothing changed): the
+                # caller's to answer.
                 if future is not None and not future.done():
                     future.set_exception(exc)
             except Exception:

@@ -88,6 +88,7 @@ ERRORS: dict[str, str] = {
     "new_player_rate_limited": "too many new players from this address: wait a little",
     "too_many_tables": "this player hosts as many waiting tables as one may",
     "table_rate_limited": "this player created tables too fast: wait a little",
+    "store_unavailable": "the database cannot write now (a full disk): nothing changed",
     "internal_error": "the server failed; nothing changed",
 }
 

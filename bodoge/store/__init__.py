@@ -5,7 +5,7 @@ picks the implementation from a database URL (SQLite by default, PostgreSQL
 through ``postgresql+asyncpg://``).
 """
 
-from bodoge.store.base import Conflict, Store
+from bodoge.store.base import Conflict, Store, StoreUnavailable
 from bodoge.store.records import (
     ChatRecord,
     MoveRecord,
@@ -25,6 +25,7 @@ __all__ = [
     "SeatRecord",
     "SqlStore",
     "Store",
+    "StoreUnavailable",
     "TableBundle",
     "TableRecord",
     "Timers",

@@ -24,6 +24,11 @@ class Conflict(Exception):
     """A write broke a uniqueness rule (two moves numbered ``n``, a reused id): nothing changed."""
 
 
+class StoreUnavailable(Exception):
+    """The database cannot write now (its disk is full, it is down): nothing was written.
+    A later write may well succeed; the store needs no restart."""
+
+
 class Store(ABC):
     """Durable history of players and tables."""
 

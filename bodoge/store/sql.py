@@ -48,11 +48,11 @@ from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy import event
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from bodoge.store import schema
-from bodoge.store.base import Conflict, Store
+from bodoge.store.base import Conflict, Store, StoreUnavailable
 from bodoge.store.records import (
     ChatRecord,
     MoveRecord,
@@ -299,14 +299,36 @@ def _batches(
     return batches
 
 
-def _outcome(
-    exc: Exception,
-    write: AnyWrite,
-    integrity: type[BaseException] | tuple[type[BaseException], ...],
-) -> Exception:
-    """What the caller of a write that failed alone gets: a broken rule is a :class:`Conflict`."""
+Kinds = type[BaseException] | tuple[type[BaseException], ...]
+
+#: What the database raises when it cannot write now, for the SQLite writer thread (disk
+#: full, an I/O error, a lock held too long) and SQLAlchemy's engine.
+SQLITE_UNAVAILABLE: Kinds = sqlite3.OperationalError
+ENGINE_UNAVAILABLE: Kinds = OperationalError
+
+
+def _asyncpg_unavailable() -> Kinds:
+    """asyncpg's: the server is gone or going, or out of disk or memory."""
+    import asyncpg
+
+    return (
+        OSError,
+        TimeoutError,
+        asyncpg.InterfaceError,
+        asyncpg.PostgresConnectionError,
+        asyncpg.InsufficientResourcesError,
+        asyncpg.OperatorInterventionError,
+    )
+
+
+def _outcome(exc: Exception, write: AnyWrite, integrity: Kinds, unavailable: Kinds) -> Exception:
+    """What the caller of a write that failed alone gets: a broken rule is a :class:`Conflict`,
+    a database that cannot write now :class:`StoreUnavailable`.
+    """
     if isinstance(exc, integrity):
         return Conflict(write.conflict or str(getattr(exc, "orig", None) or exc))
+    if isinstance(exc, unavailable):
+        return StoreUnavailable(str(getattr(exc, "orig", None) or exc))
     return exc
 
 
@@ -326,7 +348,7 @@ def _commit_sqlite(db: sqlite3.Connection, writes: Sequence[AnyWrite]) -> Outcom
             raise
     except Exception as exc:
         if len(writes) == 1:
-            return [_outcome(exc, writes[0], sqlite3.IntegrityError)]
+            return [_outcome(exc, writes[0], sqlite3.IntegrityError, SQLITE_UNAVAILABLE)]
         return [_commit_sqlite(db, [write])[0] for write in writes]
     return [None] * len(writes)
 
@@ -436,6 +458,8 @@ class _SqliteWriter:
                         done = _commit_sqlite(db, [write for write, _ in group])  # type: ignore[misc]
                         outcomes = [(None, error) for error in done]
                 except Exception as exc:  # could not even open the database
+                    if isinstance(exc, SQLITE_UNAVAILABLE):
+                        exc = StoreUnavailable(str(exc))
                     outcomes = [(None, exc)] * len(group)
                 with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
                     loop.call_soon_threadsafe(_answer, group, outcomes)
@@ -575,7 +599,7 @@ class SqlStore(Store):
             try:
                 outcomes = await self._commit(writes)
             except Exception as exc:  # the database is gone: every write of the group failed
-                outcomes = [exc] * len(group)
+                outcomes = [StoreUnavailable(str(exc))] * len(group)
             for (_, future), outcome in zip(group, outcomes, strict=True):
                 if not future.done():  # the caller gave up waiting (cancelled)
                     if outcome is None:
@@ -612,7 +636,8 @@ class SqlStore(Store):
             ):
                 await self._drop_pg(invalidate=True)
             if len(writes) == 1:
-                return [_outcome(exc, writes[0], asyncpg.IntegrityConstraintViolationError)]
+                integrity = asyncpg.IntegrityConstraintViolationError
+                return [_outcome(exc, writes[0], integrity, _asyncpg_unavailable())]
             return [(await self._commit_asyncpg([write]))[0] for write in writes]
         return [None] * len(writes)
 
@@ -647,7 +672,7 @@ class SqlStore(Store):
                     )
         except Exception as exc:
             if len(writes) == 1:
-                return [_outcome(exc, writes[0], IntegrityError)]
+                return [_outcome(exc, writes[0], IntegrityError, ENGINE_UNAVAILABLE)]
             return [(await self._commit_engine([write]))[0] for write in writes]
         return [None] * len(writes)
 
