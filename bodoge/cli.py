@@ -1,4 +1,4 @@
-"""The ``bodoge`` command: ``bodoge serve | bench | tagiron ... | illustori ...``.
+"""The ``bodoge`` command: ``bodoge serve | admin | bench | tagiron ... | illustori ...``.
 
 Each area registers its own subcommands, so this module only wires them up.
 A command imports its module only when it runs: ``bodoge tagiron solve`` never
@@ -18,6 +18,7 @@ from collections.abc import Sequence
 # status.
 COMMAND_MODULES = {
     "serve": "bodoge.server.cli",
+    "admin": "bodoge.server.admin",
     "bench": "bodoge.bench",
     "tagiron": "bodoge.games.tagiron.cli",
     "illustori": "bodoge.games.illustori.cli",

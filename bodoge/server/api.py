@@ -40,6 +40,7 @@ async def healthz(request: Request) -> Response:
 
 
 async def stats(server: Server, request: Request) -> Response:
+    await server.count_decks()
     collector = {**GC.to_json(), **COLLECTOR.to_json()}
     live = len(server.tables.live)
     return JSONResponse({**server.counters.to_json(), "tables": live, "gc": collector})

@@ -151,8 +151,11 @@ def asset_routes(server: Server) -> list[BaseRoute]:
                     return error(
                         503, "store_unavailable", "the server cannot store pictures now; try later"
                     )
-                server.counters.uploads_stored += 1
-                server.counters.upload_bytes_stored += size
+                counters = server.counters
+                counters.uploads_stored += 1
+                counters.upload_bytes_stored += size
+                counters.decks_kept += 1
+                counters.deck_bytes_kept += size
                 return JSONResponse({"deck": set_id, "count": len(rows)}, status_code=201)
         return error(500, "internal_error", "no deck id was free")
 

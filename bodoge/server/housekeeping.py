@@ -71,6 +71,7 @@ async def remove_unused_decks(server: Server) -> int:
             removed += gone
             server.counters.decks_removed += gone
         if len(found) < BATCH or not unused:
+            await server.count_decks()
             return removed
 
 

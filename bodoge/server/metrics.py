@@ -67,6 +67,12 @@ class Readings:
     redis_reconnects: Reading = _zero
     #: Times the database answered again after a failure.
     database_reconnects: Reading = _zero
+    #: Requests refused by a quota or a rate, by ``(kind, code)`` (``Counters.refusals``).
+    refusals: Callable[[], Mapping[tuple[str, str], float]] = dict
+    #: Uploaded decks this process stored, their bytes, and the bytes all decks take.
+    uploads: Reading = _zero
+    upload_bytes: Reading = _zero
+    deck_bytes: Reading = _zero
 
 
 class _ReadingsCollector:
@@ -98,6 +104,23 @@ class _ReadingsCollector:
             "bodoge_database_reconnects",
             "Times the database answered again after failing",
             value=r.database_reconnects(),
+        )
+        refused = CounterMetricFamily(
+            "bodoge_refused",
+            "Requests refused by a quota (too many, too large) or a rate (too fast)",
+            labels=["kind", "code"],
+        )
+        for (kind, code), n in sorted(r.refusals().items()):
+            refused.add_metric([kind, code], n)
+        yield refused
+        yield CounterMetricFamily(
+            "bodoge_uploads", "Uploaded decks this process stored", value=r.uploads()
+        )
+        yield CounterMetricFamily(
+            "bodoge_upload_bytes", "Bytes of the decks this process stored", value=r.upload_bytes()
+        )
+        yield GaugeMetricFamily(
+            "bodoge_deck_bytes", "Bytes all uploaded decks take in the store", value=r.deck_bytes()
         )
 
 

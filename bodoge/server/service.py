@@ -47,9 +47,15 @@ class Server:
             self.config, self.store, self.players, self.bots, self.lobby, self.games, self.counters
         )
         await self.tables.restore_open()
+        await self.count_decks()
         self.tables.spawn(self.tables.sweep())
         self.tables.spawn(clean_up(self))
         self.bots.warm_up()
+
+    async def count_decks(self) -> None:
+        """Look at how many uploaded decks the store keeps, and their bytes (for the stats)."""
+        counters = self.counters
+        counters.decks_kept, counters.deck_bytes_kept = await self.store.picture_usage()
 
     async def stop(self) -> None:
         if self._stopped:

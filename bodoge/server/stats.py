@@ -138,6 +138,22 @@ class Counters:
         #: Uploaded decks stored since the start, and their bytes.
         self.uploads_stored = 0
         self.upload_bytes_stored = 0
+        #: Uploaded decks the store keeps and their bytes (all processes' uploads), as of the
+        #: last look: at start, at each upload, each sweep and each ``GET /api/stats``.
+        self.decks_kept = 0
+        self.deck_bytes_kept = 0
+
+    def refusals(self) -> dict[tuple[str, str], int]:
+        """Every refusal so far by ``(kind, code)``, kind ``quota`` or ``rate`` (for metrics).
+
+        >>> counters = Counters(); counters.refused("server_full")
+        >>> counters.refusals()
+        {('quota', 'server_full'): 1}
+        """
+        return {
+            **{("quota", code): n for code, n in self.refused_by_quota.items()},
+            **{("rate", code): n for code, n in self.refused_by_rate.items()},
+        }
 
     def refused(self, code: str) -> None:
         """Count a request refused with ``code`` (a quota's or a rate's)."""
@@ -156,5 +172,7 @@ class Counters:
                 "decks_removed": self.decks_removed,
                 "uploads_stored": self.uploads_stored,
                 "upload_bytes_stored": self.upload_bytes_stored,
+                "decks_kept": self.decks_kept,
+                "deck_bytes_kept": self.deck_bytes_kept,
             },
         }

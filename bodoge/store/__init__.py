@@ -9,6 +9,7 @@ from bodoge.store.base import Conflict, Store, StoreUnavailable
 from bodoge.store.records import (
     ChatRecord,
     MoveRecord,
+    PictureSetRecord,
     PlayerRecord,
     SeatRecord,
     TableBundle,
@@ -21,6 +22,7 @@ __all__ = [
     "ChatRecord",
     "Conflict",
     "MoveRecord",
+    "PictureSetRecord",
     "PlayerRecord",
     "SeatRecord",
     "SqlStore",

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from bodoge.store.records import (
     ChatRecord,
     MoveRecord,
+    PictureSetRecord,
     PlayerRecord,
     SeatRecord,
     TableBundle,
@@ -54,9 +55,9 @@ class Store(ABC):
         table (nor left one), hosting none, no chat line, no uploaded picture set."""
 
     @abstractmethod
-    async def delete_guests(self, ids: Iterable[str], seen_before: int) -> int:
-        """Delete those of ``ids`` who are still guests unseen since before ``seen_before``;
-        how many were deleted."""
+    async def delete_guests(self, ids: Iterable[str], seen_before: int | None) -> int:
+        """Delete those of ``ids`` who are still guests unseen since before ``seen_before``
+        (``None``: whenever seen); how many were deleted."""
 
     @abstractmethod
     async def create_table(self, table: TableRecord, seats: Iterable[SeatRecord]) -> None: ...
@@ -146,8 +147,13 @@ class Store(ABC):
         """Sets no table has named since before ``before`` (nor made since)."""
 
     @abstractmethod
-    async def delete_picture_sets(self, set_ids: Iterable[str], unused_before: int) -> int:
-        """Delete those of the sets still unused since before ``unused_before``; how many."""
+    async def picture_sets(self, owner: str | None = None) -> list[PictureSetRecord]:
+        """Every uploaded set (or ``owner``'s), oldest first."""
+
+    @abstractmethod
+    async def delete_picture_sets(self, set_ids: Iterable[str], unused_before: int | None) -> int:
+        """Delete those of the sets still unused since before ``unused_before`` (``None``:
+        whether used or not); how many."""
 
     @abstractmethod
     async def picture_set_size(self, set_id: str) -> int:

@@ -31,6 +31,20 @@ class PlayerRecord:
 
 
 @dataclass(frozen=True)
+class PictureSetRecord:
+    """An uploaded set of pictures (a deck), without its pictures."""
+
+    id: str
+    size: int
+    created_at: int
+    #: The player who uploaded it (``None``: uploaded before uploads needed a player).
+    owner: str | None
+    bytes: int
+    #: When a table last named it (ms).
+    used_at: int | None
+
+
+@dataclass(frozen=True)
 class SeatRecord:
     """One seat.  ``left`` is the player a bot replaced after they left a running game."""
 

@@ -56,6 +56,7 @@ from bodoge.store.base import Conflict, Store, StoreUnavailable
 from bodoge.store.records import (
     ChatRecord,
     MoveRecord,
+    PictureSetRecord,
     PlayerRecord,
     SeatRecord,
     TableBundle,
@@ -136,6 +137,9 @@ class _Stmt:
 _INSERT_PLAYER = _Stmt("INSERT INTO players (id, name, token_hash, created_at) VALUES (?, ?, ?, ?)")
 _RENAME_PLAYER = _Stmt("UPDATE players SET name = ? WHERE id = ?")
 _PLAYER_SEEN = _Stmt("UPDATE players SET seen_at = ? WHERE id = ?")
+#: A time after every time stored (ms): "unseen since before it" holds for anyone.
+ANY_TIME = 2**62
+
 #: A player who left no trace: no seat, no table hosted, no chat line, no picture set.
 _GUEST = (
     "COALESCE(players.seen_at, players.created_at) < ?"
@@ -713,11 +717,12 @@ class SqlStore(Store):
             rows = await conn.execute(query, {"before": seen_before, "limit": limit})
             return [_player(row) for row in rows]
 
-    async def delete_guests(self, ids: Iterable[str], seen_before: int) -> int:
+    async def delete_guests(self, ids: Iterable[str], seen_before: int | None) -> int:
         wanted = sorted(set(ids))
         if not wanted:
             return 0
-        rows = [(player_id, seen_before) for player_id in wanted]
+        before = ANY_TIME if seen_before is None else seen_before
+        rows = [(player_id, before) for player_id in wanted]
         ops: list[Op] = [(_DELETE_GUEST, row) for row in rows]
         await self._write(_Write(("guests", ""), ops))
         gone = await self.players(wanted)
@@ -850,14 +855,26 @@ class SqlStore(Store):
         async with self.engine.connect() as conn:
             return [row.id for row in await conn.execute(query)]
 
-    async def delete_picture_sets(self, set_ids: Iterable[str], unused_before: int) -> int:
+    async def picture_sets(self, owner: str | None = None) -> list[PictureSetRecord]:
+        c = schema.picture_sets.c
+        query = sa.select(schema.picture_sets).order_by(c.created_at, c.id)
+        if owner is not None:
+            query = query.where(c.owner == owner)
+        async with self.engine.connect() as conn:
+            return [
+                PictureSetRecord(r.id, r.size, r.created_at, r.owner, r.bytes or 0, r.used_at)
+                for r in await conn.execute(query)
+            ]
+
+    async def delete_picture_sets(self, set_ids: Iterable[str], unused_before: int | None) -> int:
         wanted = sorted(set(set_ids))
         if not wanted:
             return 0
+        before = ANY_TIME if unused_before is None else unused_before
         ops: list[Op] = []
         for set_id in wanted:
-            ops.append((_DELETE_UNUSED_PICTURES, (set_id, unused_before)))
-            ops.append((_DELETE_UNUSED_SET, (set_id, unused_before)))
+            ops.append((_DELETE_UNUSED_PICTURES, (set_id, before)))
+            ops.append((_DELETE_UNUSED_SET, (set_id, before)))
         c = schema.picture_sets.c
         async with self.engine.connect() as conn:
             before = await conn.scalar(sa.select(sa.func.count()).where(c.id.in_(wanted)))

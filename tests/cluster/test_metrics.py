@@ -14,6 +14,7 @@ from starlette.applications import Starlette
 from bodoge.cluster.bus import Bus
 from bodoge.cluster.namespace import Namespace
 from bodoge.server.metrics import Metrics, Readings, database_probe, health, routes
+from bodoge.server.stats import Counters
 from bodoge.store import sqlite_url
 from tests.support.services import RedisServer
 
@@ -123,3 +124,25 @@ async def test_the_routes_with_real_probes(
             assert down.json()["database"]["ok"] and not down.json()["redis"]["ok"]
     finally:
         await bus.close()
+
+
+def test_the_quota_counters_are_metrics() -> None:
+    counters = Counters()
+    for code in ("too_many_decks", "upload_rate_limited", "upload_rate_limited"):
+        counters.refused(code)
+    counters.uploads_stored, counters.upload_bytes_stored, counters.deck_bytes_kept = 2, 900, 5000
+    readings = Readings(
+        refusals=counters.refusals,
+        uploads=lambda: counters.uploads_stored,
+        upload_bytes=lambda: counters.upload_bytes_stored,
+        deck_bytes=lambda: counters.deck_bytes_kept,
+    )
+    samples = parse(Metrics("p1", readings).exposition())
+    assert samples["bodoge_refused_total"] == {
+        (("code", "too_many_decks"), ("kind", "quota")): 1,
+        (("code", "upload_rate_limited"), ("kind", "rate")): 2,
+    }
+    assert samples["bodoge_uploads_total"][()] == 2
+    assert samples["bodoge_upload_bytes_total"][()] == 900
+    assert samples["bodoge_deck_bytes"][()] == 5000
+    assert "bodoge_refused_total" not in parse(Metrics("p2").exposition())

@@ -209,6 +209,7 @@ async def test_uploads_need_a_player_and_count_against_the_rate_and_the_decks(
     assert quotas["refused_by_quota"] == {"too_many_decks": 1}
     assert quotas["refused_by_rate"] == {"upload_rate_limited": 1}
     assert quotas["uploads_stored"] == 2 and quotas["upload_bytes_stored"] > 0
+    assert quotas["decks_kept"] == 2 and quotas["deck_bytes_kept"] == quotas["upload_bytes_stored"]
     for client in (ann, bob):
         await client.close()
 
