@@ -1,4 +1,4 @@
-"""The HTTP API: health, counters, the games offered, the tables and finished games' histories.
+"""The HTTP API: counters, the games offered, the tables and finished games' histories.
 
 Everything here reads; every change goes through the WebSocket
 (:mod:`bodoge.server.websocket`).  Errors are ``{"error": {"code", "message"}}``.
@@ -26,17 +26,12 @@ if TYPE_CHECKING:
 def api_routes(server: Server) -> list[BaseRoute]:
     """The routes, bound to ``server``."""
     return [
-        Route("/healthz", healthz),
         Route("/api/stats", partial(stats, server)),
         Route("/api/games", partial(games, server)),
         Route("/api/tables", partial(table_list, server)),
         Route("/api/tables/{table_id}", partial(table_summary, server)),
         Route("/api/tables/{table_id}/history", partial(history, server)),
     ]
-
-
-async def healthz(request: Request) -> Response:
-    return JSONResponse({"status": "ok"})
 
 
 async def stats(server: Server, request: Request) -> Response:

@@ -1,7 +1,8 @@
 """The Starlette application: the server's routes, gathered from a module per concern.
 
 * :mod:`bodoge.server.pages`: ``/``, ``/t/{table_id}`` and the static files (``/static/…``);
-* :mod:`bodoge.server.api`: ``/healthz``, ``/api/stats``, ``/api/games``, ``/api/tables…``;
+* :mod:`bodoge.server.metrics`: ``/metrics`` and ``/healthz``;
+* :mod:`bodoge.server.api`: ``/api/stats``, ``/api/games``, ``/api/tables…``;
 * :mod:`bodoge.server.assets`: pictures, ``/api/games/{game}/assets/…`` and ``/api/decks…``;
 * :mod:`bodoge.server.websocket`: ``/ws``.
 
@@ -19,6 +20,7 @@ from bodoge.server.api import api_routes
 from bodoge.server.assets import asset_routes
 from bodoge.server.collector import COLLECTOR
 from bodoge.server.config import ServerConfig
+from bodoge.server.metrics import routes as metrics_routes
 from bodoge.server.pages import page_routes, static_routes
 from bodoge.server.service import Server
 from bodoge.server.stats import GC
@@ -45,6 +47,7 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
 
     routes = [
         *page_routes(),
+        *metrics_routes(server.metrics, server.probes),
         *api_routes(server),
         *asset_routes(server),
         *websocket_routes(server),

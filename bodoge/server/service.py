@@ -8,6 +8,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from bodoge.cluster.ownership import new_process_id
 from bodoge.games import registry
 from bodoge.server.admission import Admission
 from bodoge.server.bots import BotRunner
@@ -16,6 +19,7 @@ from bodoge.server.connection import Connection, Transport
 from bodoge.server.housekeeping import clean_up
 from bodoge.server.identity import Players
 from bodoge.server.lobby import Lobby
+from bodoge.server.metrics import Metrics, Probe, Readings, database_probe
 from bodoge.server.quotas import Buckets
 from bodoge.server.replies import RecentReplies
 from bodoge.server.stats import Counters
@@ -37,9 +41,27 @@ class Server:
         self.counters = Counters()
         #: New players each client address may make an hour.
         self.new_players = Buckets(config.quotas.new_players_per_hour)
+        #: This process's name in ``/healthz``, ``/metrics`` and (in a cluster) the lease.
+        self.process = new_process_id()
+        counters = self.counters
+        self.metrics = Metrics(
+            self.process,
+            Readings(
+                connections=lambda: counters.connections_open,
+                tables_owned=self._tables_owned,
+                moves=lambda: counters.moves,
+                refusals=counters.refusals,
+                uploads=lambda: counters.uploads_stored,
+                upload_bytes=lambda: counters.upload_bytes_stored,
+                deck_bytes=lambda: counters.deck_bytes_kept,
+            ),
+        )
+        self.counters.on_fanout = self.metrics.fanout_seconds.observe
 
     async def start(self) -> None:
         self.store = self._given_store or await open_store(self.config.db_url)
+        if hasattr(self.store, "on_commit"):
+            self.store.on_commit = self.metrics.commit_seconds.observe
         self.players = Players(self.store, self.config.limits.name_chars)
         self.bots = BotRunner(self.config.bot_workers, self.games, self.config.bot_timeout)
         self.lobby = Lobby()
@@ -64,6 +86,15 @@ class Server:
         await self.tables.close()  # and with them the sweep
         await self.bots.close()
         await self.store.close()
+
+    def _tables_owned(self) -> int:
+        tables = getattr(self, "tables", None)
+        return 0 if tables is None else len(tables.live)
+
+    def probes(self) -> Mapping[str, Probe]:
+        """What ``/healthz`` checks: the database (when the store has an engine to ask)."""
+        engine = getattr(self.store, "engine", None) if hasattr(self, "store") else None
+        return {} if engine is None else {"database": database_probe(engine)}
 
     def connect(self, transport: Transport, address: str | None = None) -> Connection:
         return Connection(self, transport, address)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import gc
 import time
 from collections import Counter as CounterOf
+from collections.abc import Callable
 
 from bodoge.core.values import JSON
 
@@ -123,6 +124,9 @@ class Counters:
     >>> counters.refused("too_many_tables"); counters.refused("table_rate_limited")
     >>> counters.to_json()["quotas"]["refused_by_quota"]
     {'too_many_tables': 1}
+
+    ``on_fanout``, when set, is given each move's seconds from the start of its commit to
+    its frames being queued to every connection (the metrics' histogram).
     """
 
     def __init__(self) -> None:
@@ -142,6 +146,7 @@ class Counters:
         #: last look: at start, at each upload, each sweep and each ``GET /api/stats``.
         self.decks_kept = 0
         self.deck_bytes_kept = 0
+        self.on_fanout: Callable[[float], None] | None = None
 
     def refusals(self) -> dict[tuple[str, str], int]:
         """Every refusal so far by ``(kind, code)``, kind ``quota`` or ``rate`` (for metrics).

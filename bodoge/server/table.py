@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -613,6 +614,7 @@ class LiveTable:
 
     async def _commit(self, seat: Seat | None, move: Move, actor: Actor) -> int:
         """Apply, store, then announce one move; raises and changes nothing if it is refused."""
+        began = time.perf_counter()
         game, before = self.game, self.state
         state, events = game.apply(before, seat, move)
         n, now = self.n + 1, now_ms()
@@ -646,6 +648,8 @@ class LiveTable:
         self.deadlines, self.clock, self.clock_deadline = deadlines, clock, clock_deadline
         self._summary = None
         self._announce(step, before, events)
+        if (observe := self.host.counters.on_fanout) is not None:
+            observe(time.perf_counter() - began)
         if result is not None:
             self.status, self.finished_at = "finished", now
             self._alarm.cancel()

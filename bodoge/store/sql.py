@@ -41,6 +41,7 @@ import os
 import queue
 import sqlite3
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -380,6 +381,8 @@ class _SqliteWriter:
 
     def __init__(self, path: str) -> None:
         self._path = path
+        #: Given each group commit's seconds, on the writer thread (see SqlStore.on_commit).
+        self.on_commit: Callable[[float], None] | None = None
         self._pending: deque[tuple[AnyWrite | _Call, asyncio.Future[Any]]] = deque()
         self._bell: queue.SimpleQueue[None] = queue.SimpleQueue()
         #: Set by the thread before it looks for work and may sleep: then a write rings.
@@ -459,7 +462,10 @@ class _SqliteWriter:
                     if isinstance(job, _Call):
                         outcomes = [(job.fn(db, *job.args), None)]
                     else:
+                        began = time.perf_counter()
                         done = _commit_sqlite(db, [write for write, _ in group])  # type: ignore[misc]
+                        if self.on_commit is not None:
+                            self.on_commit(time.perf_counter() - began)
                         outcomes = [(None, error) for error in done]
                 except Exception as exc:  # could not even open the database
                     if isinstance(exc, SQLITE_UNAVAILABLE):
@@ -515,6 +521,21 @@ class SqlStore(Store):
         self._checkpointer: asyncio.Task[None] | None = None
         self._closing = asyncio.Event()
         self._open = False
+        self._on_commit: Callable[[float], None] | None = None
+
+    @property
+    def on_commit(self) -> Callable[[float], None] | None:
+        """Given each group commit's duration in seconds, if set (the metrics' histogram).
+
+        On a SQLite file it runs on the writer thread, so it must be thread-safe.
+        """
+        return self._on_commit
+
+    @on_commit.setter
+    def on_commit(self, observe: Callable[[float], None] | None) -> None:
+        self._on_commit = observe
+        if self._sqlite is not None:
+            self._sqlite.on_commit = observe
 
     async def start(self) -> None:
         if self.is_sqlite:
@@ -600,10 +621,13 @@ class SqlStore(Store):
                     break
                 group.append(more)
             writes = [write for write, _ in group]
+            began = time.perf_counter()
             try:
                 outcomes = await self._commit(writes)
             except Exception as exc:  # the database is gone: every write of the group failed
                 outcomes = [StoreUnavailable(str(exc))] * len(group)
+            if self._on_commit is not None:
+                self._on_commit(time.perf_counter() - began)
             for (_, future), outcome in zip(group, outcomes, strict=True):
                 if not future.done():  # the caller gave up waiting (cancelled)
                     if outcome is None:

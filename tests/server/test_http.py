@@ -23,7 +23,44 @@ async def http(live_server: LiveServer):
 
 async def test_healthz(http: httpx.AsyncClient) -> None:
     response = await http.get("/healthz")
-    assert response.status_code == 200 and response.json() == {"status": "ok"}
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert set(body) == {"status", "process", "database"}
+    assert body["status"] == "ok" and body["database"]["ok"] is True
+    assert body["process"].split("-")[-2].isdigit()  # host-pid-random
+    assert response.headers["cache-control"] == "no-store"
+
+
+def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+async def test_metrics(live_server: LiveServer, http: httpx.AsyncClient) -> None:
+    process = (await http.get("/healthz")).json()["process"]
+    response = await http.get("/metrics")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/plain")
+    before = _samples(response.text)
+    assert before[("bodoge_process_info", (("process", process),))] == 1
+    ann = await Client.connect(live_server.ws_url, "Ann")
+    bots = [{"seat": 1, "level": "easy"}]
+    table = (await ann.ok("table.create", game="tagiron", bots=bots))["table"]
+    await ann.ok("table.open", table=table)
+    await ann.ok("table.start", table=table)
+    n = (await play_seat(ann, table, random.Random(3)))["n"]
+    during = _samples((await http.get("/metrics")).text)
+    await ann.close()
+    assert during[("bodoge_connections", ())] >= 1
+    assert during[("bodoge_tables_owned", ())] >= 1
+    assert during[("bodoge_moves_total", ())] - before[("bodoge_moves_total", ())] >= n
+    for histogram in ("bodoge_move_fanout_seconds_count", "bodoge_commit_seconds_count"):
+        assert during[(histogram, ())] - before[(histogram, ())] >= n
 
 
 async def test_games_lists_the_registry(http: httpx.AsyncClient) -> None:
