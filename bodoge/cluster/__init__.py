@@ -8,7 +8,9 @@ The pieces the cluster is built from, each usable and tested on its own:
   (reconnects, resubscribes, tells its users to catch up) and request/reply between processes;
 * :mod:`bodoge.cluster.ownership` — which process runs which live table: a lease per process
   and a claim with a fencing epoch per table, in PostgreSQL;
-* :mod:`bodoge.cluster.nginx` — the load balancer's configuration the tests and docs use.
+* :mod:`bodoge.cluster.nginx` — the load balancer's configuration the tests and docs use;
+* :mod:`bodoge.cluster.service` — one server process's end of the cluster (bus, lease,
+  claims and the store writer's fence), started by ``bodoge serve --redis``.
 
-Nothing here is wired into the table server yet; see docs/architecture.md ("Cluster").
+See docs/architecture.md ("Cluster") for what is wired into the table server so far.
 """

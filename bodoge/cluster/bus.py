@@ -41,6 +41,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from bodoge.cluster.namespace import Namespace
+from bodoge.cluster.tasks import cancel_and_wait
 from bodoge.core.values import JSON
 
 log = logging.getLogger(__name__)
@@ -236,12 +237,7 @@ class Bus:
         if self._closing:
             return
         self._closing = True
-        tasks = [*self._tasks, *([self._reader] if self._reader else [])]
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await cancel_and_wait([*self._tasks, *([self._reader] if self._reader else [])])
         for future in self._waiting.values():
             if not future.done():
                 future.set_exception(BusClosed("the bus was closed"))

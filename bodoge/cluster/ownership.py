@@ -54,7 +54,9 @@ import sqlalchemy as sa
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from bodoge.cluster.tasks import cancel_and_wait
 from bodoge.store import schema
+from bodoge.store.base import Fenced as Fenced  # what the writer raises for fenced tables
 
 log = logging.getLogger(__name__)
 
@@ -117,14 +119,6 @@ class ClusterError(Exception):
 
 class NeedsPostgres(ClusterError):
     """Cluster mode runs on PostgreSQL only (SQLite is one process's database)."""
-
-
-class Fenced(ClusterError):
-    """This process no longer holds these tables at the epochs it claimed: don't write them."""
-
-    def __init__(self, tables: Collection[str]) -> None:
-        super().__init__(f"no longer the owner of {', '.join(sorted(tables))}")
-        self.tables = frozenset(tables)
 
 
 def new_process_id() -> str:
@@ -299,11 +293,7 @@ class Ownership:
     async def stop(self) -> None:
         """Stop renewing and scanning without leaving (as if the process had died)."""
         tasks, self._tasks = self._tasks, []
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(tasks)
 
     async def leave(self) -> set[str]:
         """Stop, and end the lease at once: every held table becomes an orphan for the others.

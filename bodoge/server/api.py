@@ -89,7 +89,9 @@ async def _table(server: Server, request: Request) -> LiveTable | Response:
         return http_error(404, "unknown_table", "no such table")
     try:
         return await server.tables.get(table_id)
-    except ProtocolError:
+    except ProtocolError as exc:
+        if exc.code == "table_unavailable":  # another process of the cluster runs it
+            return http_error(503, exc.code, str(exc))
         return http_error(404, "unknown_table", "no such table")
 
 

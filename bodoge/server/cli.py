@@ -31,6 +31,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--db", default=None, help="database URL instead, e.g. postgresql+asyncpg://..."
     )
     parser.add_argument(
+        "--redis",
+        default=None,
+        metavar="URL",
+        help="cluster mode: the Redis URL (redis://host:6379/0) that every process of the "
+        "cluster is given, with the same PostgreSQL --db",
+    )
+    parser.add_argument(
+        "--redis-namespace",
+        default=None,
+        metavar="NS",
+        help="prefix of the cluster's Redis channels (default: derived from --db)",
+    )
+    parser.add_argument(
         "--bot-delay", type=float, default=0.5, help="seconds a bot waits before moving"
     )
     parser.add_argument(
@@ -193,6 +206,38 @@ def raise_file_limit() -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
+def cluster_config_error(db_url: str, redis_url: str, namespace: str | None) -> str | None:
+    """Why ``--redis`` cannot run with these settings, or ``None``.
+
+    >>> cluster_config_error("sqlite+aiosqlite:///x.db", "redis://h", None)
+    '--redis needs a PostgreSQL --db (postgresql+asyncpg://user@host/db), not sqlite'
+    >>> cluster_config_error("postgresql+asyncpg://u@h/db", "http://h", None)
+    "--redis takes a redis:// or rediss:// URL, not 'http://h'"
+    >>> cluster_config_error("postgresql+asyncpg://u@h/db", "redis://h:6379/0", "blue") is None
+    True
+    """
+    from sqlalchemy.engine import make_url
+
+    from bodoge.cluster.namespace import BadNamespace, Namespace
+
+    url = make_url(db_url)
+    if url.get_backend_name() != "postgresql":
+        return (
+            "--redis needs a PostgreSQL --db (postgresql+asyncpg://user@host/db),"
+            f" not {url.get_backend_name()}"
+        )
+    if url.get_driver_name() != "asyncpg":
+        return f"--redis needs the asyncpg driver (postgresql+asyncpg://…), not {url.drivername}"
+    if not redis_url.startswith(("redis://", "rediss://", "unix://")):
+        return f"--redis takes a redis:// or rediss:// URL, not {redis_url[:60]!r}"
+    if namespace is not None:
+        try:
+            Namespace(namespace)
+        except BadNamespace as exc:
+            return f"--redis-namespace: {exc}"
+    return None
+
+
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -200,6 +245,12 @@ def serve(args: argparse.Namespace) -> int:
 
     data = args.data or default_data_dir()
     db_url = args.db or sqlite_url(data)
+    if args.redis_namespace is not None and args.redis is None:
+        raise SystemExit("bodoge serve: --redis-namespace goes with --redis")
+    if args.redis is not None:
+        error = cluster_config_error(db_url, args.redis, args.redis_namespace)
+        if error:
+            raise SystemExit(f"bodoge serve: {error}")
     raise_file_limit()
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
 
@@ -227,6 +278,8 @@ def serve(args: argparse.Namespace) -> int:
         bot_workers=args.bot_workers,
         limits=limits,
         quotas=quotas_of(args),
+        redis_url=args.redis,
+        redis_namespace=args.redis_namespace,
     )
     app = create_app(config, on_ready=ready)
     server = uvicorn.Server(

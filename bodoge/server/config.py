@@ -93,5 +93,11 @@ class ServerConfig:
     sweep_seconds: float = 60.0
     limits: Limits = field(default_factory=Limits)
     quotas: Quotas = field(default_factory=Quotas)
+    #: Cluster mode (PostgreSQL only): the Redis URL the cluster's processes share, and the
+    #: namespace of its channels (``None``: derived from ``db_url``).
+    redis_url: str | None = None
+    redis_namespace: str | None = None
+    #: Seconds a process's lease lasts: how soon another takes its tables over if it dies.
+    lease_seconds: float = 5.0
     #: The games to offer; ``None``: every registered game.
     games: Mapping[str, Game] | None = None

@@ -29,6 +29,9 @@ class Subscriber(Protocol):
     def send_text(self, text: str) -> None:
         """Queue one frame; must never block or raise."""
 
+    def kick(self, code: int, *, flush: bool = False) -> None:
+        """Close the connection with WebSocket close ``code``; must never block or raise."""
+
 
 class Audience:
     def __init__(self) -> None:

@@ -8,7 +8,9 @@ half done and nothing needs a lock.
 A command that refuses (:class:`~bodoge.core.errors.GameError`,
 :class:`~bodoge.server.protocol.ProtocolError`) raises to its caller as it
 is; any other exception is a bug, logged, and the caller gets
-``internal_error``.  Once the inbox is closed (the table left memory) the
+``internal_error``.  A write refused because another process owns the table now
+(:class:`~bodoge.store.base.Fenced`, in a cluster) fails like a closed inbox: the table is
+being let go.  Once the inbox is closed (the table left memory) the
 commands still queued, and any new call, fail with :class:`TableGone`: the
 caller looks the table up again.
 
@@ -37,7 +39,7 @@ from typing import Any, TypeVar, TypeVarTuple
 
 from bodoge.core.errors import GameError
 from bodoge.server.protocol import ProtocolError
-from bodoge.store import StoreUnavailable
+from bodoge.store import Fenced, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +96,9 @@ class Inbox:
                 # caller's to answer.
                 if future is not None and not future.done():
                     future.set_exception(exc)
+            except Fenced:  # another process runs the table now: nothing was written here
+                if future is not None and not future.done():
+                    future.set_exception(TableGone(self.table_id))
             except Exception:
                 log.exception("table %s: %s failed", self.table_id, command.__name__)
                 if future is not None and not future.done():

@@ -89,6 +89,7 @@ ERRORS: dict[str, str] = {
     "too_many_tables": "this player hosts as many waiting tables as one may",
     "table_rate_limited": "this player created tables too fast: wait a little",
     "store_unavailable": "the database cannot write now (a full disk): nothing changed",
+    "table_unavailable": "the server process that runs the table did not answer: try again",
     "internal_error": "the server failed; nothing changed",
 }
 
@@ -98,6 +99,7 @@ CLOSE_CODES: dict[int, str] = {
     4009: "too slow: the client fell too far behind and must resync",
     1009: "a frame beyond the hard size limit",
     4029: "too many connections from this player or address",
+    1012: "this server process no longer runs the table (cluster): reconnect and resync",
 }
 
 TABLE_ID = re.compile(r"t_[a-z0-9]{4,30}")

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from bodoge.cluster.namespace import Namespace
 from bodoge.cluster.ownership import new_process_id
+from bodoge.cluster.service import ClusterService
 from bodoge.games import registry
 from bodoge.server.admission import Admission
 from bodoge.server.bots import BotRunner
@@ -54,8 +56,13 @@ class Server:
                 uploads=lambda: counters.uploads_stored,
                 upload_bytes=lambda: counters.upload_bytes_stored,
                 deck_bytes=lambda: counters.deck_bytes_kept,
+                takeovers=lambda: self.cluster.takeovers if self.cluster else 0,
+                redis_reconnects=lambda: self.cluster.redis_reconnects if self.cluster else 0,
+                database_reconnects=lambda: self.cluster.database_reconnects if self.cluster else 0,
             ),
         )
+        #: Cluster mode (``config.redis_url``): the bus, the lease and the owned tables.
+        self.cluster: ClusterService | None = None
         self.counters.on_fanout = self.metrics.fanout_seconds.observe
 
     async def start(self) -> None:
@@ -66,8 +73,17 @@ class Server:
         self.bots = BotRunner(self.config.bot_workers, self.games, self.config.bot_timeout)
         self.lobby = Lobby()
         self.tables = Tables(
-            self.config, self.store, self.players, self.bots, self.lobby, self.games, self.counters
+            self.config,
+            self.store,
+            self.players,
+            self.bots,
+            self.lobby,
+            self.games,
+            self.counters,
         )
+        if self.config.redis_url is not None:
+            await self._join_cluster()
+            self.tables.cluster = self.cluster
         await self.tables.restore_open()
         await self.count_decks()
         self.tables.spawn(self.tables.sweep())
@@ -84,17 +100,47 @@ class Server:
             return
         self._stopped = True
         await self.tables.close()  # and with them the sweep
+        if self.cluster is not None:
+            await self.cluster.stop()  # the others take this process's running tables over
         await self.bots.close()
         await self.store.close()
+
+    async def _join_cluster(self) -> None:
+        """Start this process's end of the cluster; the store's writer fences its commits."""
+        engine = getattr(self.store, "engine", None)
+        if engine is None or not hasattr(self.store, "fence"):
+            raise TypeError("cluster mode needs the SQL store on PostgreSQL")
+        config = self.config
+        assert config.redis_url is not None
+        self.cluster = ClusterService(
+            engine,
+            config.redis_url,
+            Namespace.for_database(config.db_url, config.redis_namespace),
+            self.process,
+            lease=config.lease_seconds,
+            on_lost=self._lost,
+            on_orphans=self._orphans,
+        )
+        await self.cluster.start()
+        self.store.fence = self.cluster.fence
+
+    async def _lost(self, table_ids: set[str]) -> None:
+        self.tables.let_go(table_ids)
+
+    async def _orphans(self, claims: dict[str, int]) -> None:
+        self.tables.spawn(self.tables.take_over(set(claims)))
 
     def _tables_owned(self) -> int:
         tables = getattr(self, "tables", None)
         return 0 if tables is None else len(tables.live)
 
     def probes(self) -> Mapping[str, Probe]:
-        """What ``/healthz`` checks: the database (when the store has an engine to ask)."""
+        """What ``/healthz`` checks: the database (when the store has an engine to ask), Redis."""
         engine = getattr(self.store, "engine", None) if hasattr(self, "store") else None
-        return {} if engine is None else {"database": database_probe(engine)}
+        probes = {} if engine is None else {"database": database_probe(engine)}
+        if self.cluster is not None:
+            probes["redis"] = self.cluster.ping_redis
+        return probes
 
     def connect(self, transport: Transport, address: str | None = None) -> Connection:
         return Connection(self, transport, address)

@@ -33,6 +33,7 @@ from bodoge.server.seating import Seating
 from bodoge.server.settings import TableSettings, settings_from_json
 from bodoge.server.timers import Alarm, next_clock_deadline, next_deadlines
 from bodoge.store import (
+    Fenced,
     MoveRecord,
     PlayerRecord,
     SeatRecord,
@@ -51,6 +52,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Reply = Callable[[dict[str, JSON]], None]
+#: The close code of a table's watchers when another process took the table (cluster).
+MOVED = 1012
 
 
 class TableHost(Protocol):
@@ -281,6 +284,15 @@ class LiveTable:
         self.host.forget(self)
         self._inbox.close()
 
+    async def let_go(self) -> None:
+        """Another process runs this table now (cluster): leave memory, drop its watchers.
+
+        They reconnect (close 1012) and open the table again where it runs.
+        """
+        for sub, _ in self.audience:
+            sub.kick(MOVED, flush=True)
+        self._close()
+
     def stop(self) -> None:
         """Shut down with the server (the store keeps everything)."""
         self._inbox.stop()
@@ -451,6 +463,8 @@ class LiveTable:
         if (unwatched is None) != (self.watched_at is None):
             try:
                 await self.host.store.set_unwatched(self.id, unwatched)
+            except Fenced:  # another process runs the table now: it is being let go
+                return
             except Exception:  # bookkeeping only: tried again at the next change
                 log.exception("table %s: storing when it was last watched failed", self.id)
                 return
@@ -686,6 +700,8 @@ class LiveTable:
                 self.clock_deadline = None
                 self._facts_changed()
                 self._arm()
+            except Fenced:  # another process runs the table now: it is being let go
+                pass
             except Exception:
                 log.exception("table %s: storing the clock's move failed", self.id)
                 self._retry_soon()
@@ -749,6 +765,8 @@ class LiveTable:
             await self._commit(seat, move, actor)
         except GameError as exc:
             log.error("table %s: bot move %r for seat %d refused: %s", self.id, data, seat, exc)
+        except Fenced:  # another process runs the table now: it is being let go
+            pass
         except Exception:
             # The store failed: nothing changed, so ask again in a moment rather than stall.
             log.exception("table %s: storing a bot move failed", self.id)

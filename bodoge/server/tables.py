@@ -4,6 +4,12 @@ A table stays in memory while it is needed there: watched, or with a timer or a
 bot to run.  Otherwise it leaves memory after a while (see
 ``LiveTable._quiet_seconds``) and is loaded again, from its history, when
 someone opens it.
+
+In a cluster (``cluster`` set) a process runs only the tables it owns: it claims each
+table it makes or loads, releases it when it leaves memory, lets go of those another
+process claimed (:meth:`Tables.let_go`) and loads those it took over from a dead
+process (:meth:`Tables.take_over`).  A table another live process runs is
+``table_unavailable`` here.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import logging
 import secrets
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bodoge.core.errors import BadOptions
 from bodoge.core.game import Game, Seat
@@ -31,6 +37,9 @@ from bodoge.server.stats import Counters
 from bodoge.server.table import LiveTable, Reply
 from bodoge.store import PlayerRecord, SeatRecord, Store, TableRecord
 
+if TYPE_CHECKING:
+    from bodoge.cluster.service import ClusterService
+
 log = logging.getLogger(__name__)
 
 # Seeds travel to browsers as JSON numbers (replays): keep them exact in JavaScript.
@@ -47,6 +56,7 @@ class Tables:
         lobby: Lobby,
         games: Mapping[str, Game],
         counters: Counters | None = None,
+        cluster: ClusterService | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -55,6 +65,7 @@ class Tables:
         self.lobby = lobby
         self.games = games
         self.counters = counters or Counters()
+        self.cluster = cluster
         self.live: dict[str, LiveTable] = {}
         self._loading: dict[str, asyncio.Task[LiveTable | None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -80,6 +91,8 @@ class Tables:
     def forget(self, table: LiveTable) -> None:
         if self.live.get(table.id) is table:
             del self.live[table.id]
+            if self.cluster is not None:
+                self.spawn(self.cluster.release(table.id))
 
     async def bot_move(
         self, game_id: str, level: str, view: Mapping[str, JSON], seat: Seat, seed: int
@@ -97,6 +110,9 @@ class Tables:
     async def restore_open(self) -> int:
         """Bring back every waiting and playing table after a (re)start."""
         bundles = await self.store.load_open_tables(chat=self.config.limits.chat_backlog)
+        if self.cluster is not None:  # only those no other live process runs
+            mine = await self.cluster.claim_many([b.table.id for b in bundles])
+            bundles = [b for b in bundles if b.table.id in mine and b.table.id not in self.live]
         for bundle in bundles:
             game = self.games.get(bundle.table.game)
             if game is None:
@@ -133,6 +149,15 @@ class Tables:
             return None
         if table_id in self.live:  # made or restored meanwhile
             return self.live[table_id]
+        if self.cluster is not None:
+            if not await self.cluster.claim(table_id):
+                raise ProtocolError("table_unavailable", "another server process runs this table")
+            if table_id in self.live:
+                return self.live[table_id]
+            # Claimed after the load: what the previous owner wrote meanwhile is read again.
+            bundle = await self.store.load_table(table_id, chat=self.config.limits.chat_backlog)
+            if bundle is None or table_id in self.live:
+                return self.live.get(table_id)
         table = LiveTable.restore(self, self.games[bundle.table.game], bundle)
         self.live[table_id] = table
         table.start()
@@ -222,7 +247,7 @@ class Tables:
             )
         self._creating[player.id] += 1
         try:
-            await self.store.create_table(record, seats)
+            await self._insert(record, seats)
         except BaseException:
             self._created.give_back(player.id)
             raise
@@ -242,6 +267,45 @@ class Tables:
         table.start()
         self.lobby.changed(table)
         reply({"type": "ack", "table": table.id})
+
+    async def _insert(self, record: TableRecord, seats: list[SeatRecord]) -> None:
+        """Store a new table; in a cluster, claim it too (its insert passes the fence)."""
+        if self.cluster is None:
+            await self.store.create_table(record, seats)
+            return
+        with self.cluster.creating(record.id):
+            await self.store.create_table(record, seats)
+            if not await self.cluster.claim(record.id):
+                raise ProtocolError("internal_error", "the new table could not be claimed")
+
+    def let_go(self, table_ids: set[str]) -> None:
+        """Another process claimed these tables: they leave memory here (cluster)."""
+        for table_id in table_ids:
+            table = self.live.get(table_id)
+            if table is not None:
+                table.post(table.let_go)
+
+    async def take_over(self, table_ids: set[str]) -> None:
+        """Run the tables this process claimed from a dead one: timers and bots resume."""
+        for table_id in sorted(table_ids):
+            if table_id in self.live:
+                continue
+            try:
+                bundle = await self.store.load_table(table_id, chat=self.config.limits.chat_backlog)
+                if bundle is None or table_id in self.live:
+                    continue
+                game = self.games.get(bundle.table.game)
+                if game is None:
+                    log.error("table %s: game %s is not installed", table_id, bundle.table.game)
+                    continue
+                table = LiveTable.restore(self, game, bundle)
+            except Exception:
+                log.exception("table %s cannot be taken over", table_id)
+                continue
+            self.live[table_id] = table
+            table.start()
+            if table.status != "finished":
+                self.lobby.changed(table)
 
     async def close(self) -> None:
         for table in list(self.live.values()):

@@ -5,7 +5,7 @@ picks the implementation from a database URL (SQLite by default, PostgreSQL
 through ``postgresql+asyncpg://``).
 """
 
-from bodoge.store.base import Conflict, Store, StoreUnavailable
+from bodoge.store.base import Conflict, Fenced, Store, StoreUnavailable
 from bodoge.store.records import (
     ChatRecord,
     MoveRecord,
@@ -21,6 +21,7 @@ from bodoge.store.sql import SqlStore, open_store, sqlite_url
 __all__ = [
     "ChatRecord",
     "Conflict",
+    "Fenced",
     "MoveRecord",
     "PictureSetRecord",
     "PlayerRecord",

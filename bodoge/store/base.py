@@ -7,7 +7,7 @@ returns, the data survives a crash of the process.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from bodoge.store.records import (
     ChatRecord,
@@ -28,6 +28,18 @@ class Conflict(Exception):
 class StoreUnavailable(Exception):
     """The database cannot write now (its disk is full, it is down): nothing was written.
     A later write may well succeed; the store needs no restart."""
+
+
+class Fenced(Exception):
+    """In a cluster, this process no longer holds these tables at the epochs it claimed.
+
+    The writes of such tables fail with it and change nothing (the writer's ``fence`` hook,
+    :mod:`bodoge.cluster.ownership`): another process runs them now.
+    """
+
+    def __init__(self, tables: Collection[str]) -> None:
+        super().__init__(f"no longer the owner of {', '.join(sorted(tables))}")
+        self.tables = frozenset(tables)
 
 
 class Store(ABC):

@@ -43,7 +43,7 @@ import sqlite3
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -53,7 +53,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from bodoge.store import schema
-from bodoge.store.base import Conflict, Store, StoreUnavailable
+from bodoge.store.base import Conflict, Fenced, Store, StoreUnavailable
 from bodoge.store.records import (
     ChatRecord,
     MoveRecord,
@@ -275,6 +275,29 @@ class _MoveWrite:
 AnyWrite = _Write | _MoveWrite
 #: Per write of a group: ``None`` (committed) or what its caller gets raised.
 Outcomes = list[BaseException | None]
+#: A cluster's check at the start of a group commit: given the writer's connection (inside
+#: the group's transaction) and the tables the group writes, the tables it may not write.
+Fence = Callable[[Any, Collection[str]], Awaitable[Collection[str]]]
+
+
+def _tables_written(writes: Sequence[AnyWrite]) -> set[str]:
+    return {write.key[1] for write in writes if write.key[0] == "table"}
+
+
+async def _apply_fence(
+    fence: Fence, conn: Any, writes: list[AnyWrite], outcomes: Outcomes
+) -> list[AnyWrite]:
+    """Run ``fence``; fail the refused tables' writes in ``outcomes``; return the others."""
+    refused = set(await fence(conn, _tables_written(writes)))
+    if not refused:
+        return writes
+    kept = []
+    for i, write in enumerate(writes):
+        if write.key[0] == "table" and write.key[1] in refused:
+            outcomes[i] = Fenced([write.key[1]])
+        else:
+            kept.append(write)
+    return kept
 
 
 def _batches(
@@ -522,6 +545,9 @@ class SqlStore(Store):
         self._closing = asyncio.Event()
         self._open = False
         self._on_commit: Callable[[float], None] | None = None
+        #: In a cluster (PostgreSQL only), the owner's check run first in each group commit
+        #: that writes tables; the writes of the tables it refuses fail with :class:`Fenced`.
+        self.fence: Fence | None = None
 
     @property
     def on_commit(self) -> Callable[[float], None] | None:
@@ -646,18 +672,20 @@ class SqlStore(Store):
     async def _commit_asyncpg(self, writes: list[AnyWrite]) -> Outcomes:
         import asyncpg
 
+        outcomes: Outcomes = [None] * len(writes)
         try:
             pg = await self._pg_connection()
-            batches = [
-                (stmt.pg, [stmt.encode(row) for row in rows])
-                for stmt, rows in _batches(writes, pg=True)
-            ]
-            if len(batches) == 1:
-                await pg.executemany(*batches[0])  # atomic by itself: one round trip
+            fence = self.fence if _tables_written(writes) else None
+            if fence is None and len(batches := _batches(writes, pg=True)) == 1:
+                stmt, rows = batches[0]
+                await pg.executemany(stmt.pg, [stmt.encode(row) for row in rows])  # atomic
             else:
                 async with pg.transaction():
-                    for sql, rows in batches:
-                        await pg.executemany(sql, rows)
+                    kept = (
+                        writes if fence is None else await _apply_fence(fence, pg, writes, outcomes)
+                    )
+                    for stmt, rows in _batches(kept, pg=True):
+                        await pg.executemany(stmt.pg, [stmt.encode(row) for row in rows])
         except Exception as exc:
             if self._pg is not None and (
                 self._pg[1].is_closed() or not isinstance(exc, asyncpg.PostgresError)
@@ -667,7 +695,7 @@ class SqlStore(Store):
                 integrity = asyncpg.IntegrityConstraintViolationError
                 return [_outcome(exc, writes[0], integrity, _asyncpg_unavailable())]
             return [(await self._commit_asyncpg([write]))[0] for write in writes]
-        return [None] * len(writes)
+        return outcomes
 
     async def _pg_connection(self) -> Any:
         if self._pg is None:
@@ -691,9 +719,13 @@ class SqlStore(Store):
             await conn.close()
 
     async def _commit_engine(self, writes: list[AnyWrite]) -> Outcomes:
+        outcomes: Outcomes = [None] * len(writes)
         try:
             async with self.engine.begin() as conn:
-                for stmt, rows in _batches(writes):
+                kept = writes
+                if self.fence is not None and _tables_written(writes):
+                    kept = await _apply_fence(self.fence, conn, writes, outcomes)
+                for stmt, rows in _batches(kept):
                     await conn.execute(
                         stmt.text,
                         [dict(zip(stmt.keys, stmt.encode(row), strict=True)) for row in rows],
@@ -702,7 +734,7 @@ class SqlStore(Store):
             if len(writes) == 1:
                 return [_outcome(exc, writes[0], IntegrityError, ENGINE_UNAVAILABLE)]
             return [(await self._commit_engine([write]))[0] for write in writes]
-        return [None] * len(writes)
+        return outcomes
 
     # --- players ---------------------------------------------------------------
 

@@ -1,0 +1,168 @@
+"""A server process's membership of a cluster: its bus, its lease and the tables it owns.
+
+:class:`ClusterService` joins the pieces of :mod:`bodoge.cluster` for one ``bodoge serve
+--redis`` process and knows nothing of tables beyond their ids: the server gives it
+callbacks for tables it lost (another process claimed them) and tables it took over (their
+owner died), and asks it to claim, release and fence.
+
+* **Start:** the store gets the ownership columns (:func:`~bodoge.cluster.ownership.prepare`),
+  the bus connects to Redis, the process takes its lease and starts renewing it and scanning
+  for orphans; it listens on ``{ns}:cluster`` for processes that leave.
+* **Fencing:** :meth:`fence` is the store writer's hook (``SqlStore.fence``), run inside the
+  transaction of each group commit on PostgreSQL: the writes of a table this process does
+  not hold at the epoch it claimed fail with :class:`~bodoge.cluster.ownership.Fenced`, and
+  such tables are let go (``on_lost``). A table being created is not claimed yet: its first
+  write (the insert) passes by :meth:`creating`.
+* **Stop:** the lease row is deleted and the leaving announced on ``{ns}:cluster``, so the
+  other processes claim its running tables at once rather than when the lease would run out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Collection, Iterator
+from typing import Any
+
+import orjson
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bodoge.cluster.bus import Bus, BusError
+from bodoge.cluster.namespace import Namespace
+from bodoge.cluster.ownership import (
+    LEASE,
+    ClaimsCallback,
+    Ownership,
+    TablesCallback,
+    fenced,
+    prepare,
+)
+
+log = logging.getLogger(__name__)
+
+
+class ClusterService:
+    """One process's end of the cluster (see the module's docstring)."""
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        redis_url: str,
+        namespace: Namespace,
+        process: str,
+        *,
+        address: str = "",
+        lease: float = LEASE,
+        on_lost: TablesCallback | None = None,
+        on_orphans: ClaimsCallback | None = None,
+    ) -> None:
+        self.engine = engine
+        self.namespace = namespace
+        self.process = process
+        self.bus = Bus(redis_url, namespace, process)
+        self.ownership = Ownership(
+            engine,
+            process,
+            address=address,
+            lease=lease,
+            on_lost=on_lost,
+            on_orphans=on_orphans,
+        )
+        #: Tables being created here: their insert passes the fence before they are claimed.
+        self._creating: set[str] = set()
+        self._started = False
+
+    async def start(self) -> None:
+        """Prepare the store, connect to Redis, take the lease (raises if either is missing)."""
+        await prepare(self.engine)
+        await self.bus.start()
+        try:
+            await self.bus.subscribe(self.namespace.cluster, self._on_cluster)
+            await self.ownership.join()
+        except BaseException:
+            await self.bus.close()
+            raise
+        self._started = True
+
+    async def stop(self) -> None:
+        """Leave: the lease row goes, the others hear it and claim this process's tables."""
+        if not self._started:
+            return
+        self._started = False
+        try:
+            handed = await self.ownership.leave()
+        except Exception:  # the database is away: the lease simply runs out
+            log.exception("process %s could not end its lease", self.process)
+            await self.ownership.stop()
+            handed = set()
+        with contextlib.suppress(BusError):
+            await self.bus.publish(
+                self.namespace.cluster,
+                {"kind": "left", "process": self.process, "tables": sorted(handed)},
+            )
+        await self.bus.close()
+
+    async def _on_cluster(self, data: bytes) -> None:
+        message = orjson.loads(data)
+        if message.get("kind") == "left" and message.get("process") != self.process:
+            self.ownership.wake()  # its tables are orphans now: look at once
+
+    # --- tables --------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def creating(self, table_id: str) -> Iterator[None]:
+        """While a new table is inserted and claimed, its writes pass the fence."""
+        self._creating.add(table_id)
+        try:
+            yield
+        finally:
+            self._creating.discard(table_id)
+
+    def holds(self, table_id: str) -> bool:
+        return self.ownership.epoch(table_id) is not None
+
+    async def claim(self, table_id: str) -> bool:
+        """Claim ``table_id`` if no live process holds it; whether this process holds it now."""
+        return await self.ownership.claim(table_id) is not None
+
+    async def claim_many(self, table_ids: Collection[str]) -> set[str]:
+        """Claim those of ``table_ids`` no live process holds; the ones this process holds now."""
+        return set(await self.ownership.claim_many(table_ids))
+
+    async def release(self, table_id: str) -> None:
+        """The table left memory: dormant until someone needs it (a failure is only logged)."""
+        try:
+            await self.ownership.release(table_id)
+        except Exception as exc:  # it stays ours in the database; the next claim moves the epoch
+            log.warning("process %s could not release %s: %s", self.process, table_id, exc)
+
+    async def fence(self, conn: Any, table_ids: Collection[str]) -> set[str]:
+        """Of the tables a group commit writes, those this process may not write (see above).
+
+        ``conn`` is the writer's connection inside the group's transaction.
+        """
+        held = self.ownership.held
+        epochs = {t: held[t] for t in table_ids if t in held}
+        refused = {t for t in table_ids if t not in held and t not in self._creating}
+        lost = await fenced(conn, self.process, epochs)
+        if lost:
+            log.warning("process %s no longer owns %s", self.process, ", ".join(sorted(lost)))
+            await self.ownership.forget(lost)
+        return refused | lost
+
+    # --- health and metrics ----------------------------------------------------------------
+
+    async def ping_redis(self) -> None:
+        await self.bus.ping()
+
+    @property
+    def takeovers(self) -> int:
+        return self.ownership.takeovers
+
+    @property
+    def redis_reconnects(self) -> int:
+        return self.bus.reconnects
+
+    @property
+    def database_reconnects(self) -> int:
+        return self.ownership.database_reconnects
