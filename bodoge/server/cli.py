@@ -44,6 +44,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="prefix of the cluster's Redis channels (default: derived from --db)",
     )
     parser.add_argument(
+        "--lease",
+        type=float,
+        default=ServerConfig.lease_seconds,
+        metavar="SECONDS",
+        help="cluster mode: how long a process's lease lasts, so how soon the others take "
+        "its tables over when it dies (default %(default)s)",
+    )
+    parser.add_argument(
         "--bot-delay", type=float, default=0.5, help="seconds a bot waits before moving"
     )
     parser.add_argument(
@@ -249,6 +257,8 @@ def serve(args: argparse.Namespace) -> int:
         raise SystemExit("bodoge serve: --redis-namespace goes with --redis")
     if args.redis is not None:
         error = cluster_config_error(db_url, args.redis, args.redis_namespace)
+        if error is None and not args.lease > 0:
+            error = f"--lease must be a positive number of seconds, not {args.lease}"
         if error:
             raise SystemExit(f"bodoge serve: {error}")
     raise_file_limit()
@@ -280,6 +290,7 @@ def serve(args: argparse.Namespace) -> int:
         quotas=quotas_of(args),
         redis_url=args.redis,
         redis_namespace=args.redis_namespace,
+        lease_seconds=args.lease,
     )
     app = create_app(config, on_ready=ready)
     server = uvicorn.Server(

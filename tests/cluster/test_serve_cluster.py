@@ -27,6 +27,7 @@ from bodoge.store import Fenced, MoveRecord, SeatRecord, TableRecord
 from bodoge.store.sql import SqlStore
 from tests.games.relay.game import RelayGame
 from tests.server.test_tables import Tab
+from tests.support.services import PostgresServer
 
 Make = Callable[..., Any]
 
@@ -250,3 +251,52 @@ def test_serve_refuses_redis_without_postgres(tmp_path: Any) -> None:
     )
     assert run.returncode != 0
     assert "--redis needs a PostgreSQL --db" in run.stderr
+
+
+async def test_play_resumes_by_itself_after_postgresql_restarts(
+    postgres_server: PostgresServer, shared_redis: str, namespace: Namespace
+) -> None:
+    """Moves are store_unavailable while PostgreSQL is down, past the lease; then play goes on.
+
+    The lease lapsed meanwhile, but nobody could claim the table: the process keeps it at
+    its epoch, and nothing it acknowledged is lost.
+    """
+    config = ServerConfig(
+        db_url=postgres_server.url(),
+        redis_url=shared_redis,
+        redis_namespace=namespace.prefix,
+        bot_delay=0.0,
+        bot_workers=0,
+        games={"relay": RelayGame()},
+        lease_seconds=1.0,
+    )
+    server = Server(config)
+    await server.start()
+    try:
+        tabs = await _players(server, 2)
+        table = await _relay(tabs)
+        await tabs[0].ok("move", table=table, move={"type": "say", "word": "ringo"})
+        vote = {"type": "vote", "ok": True}
+        await asyncio.to_thread(postgres_server.stop)
+        refused = await tabs[1].request("move", table=table, move=vote)
+        assert refused["type"] == "error" and refused["code"] == "store_unavailable", refused
+        await asyncio.sleep(1.5)  # past the lease
+        await asyncio.to_thread(postgres_server.start)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 20
+        while (reply := await tabs[1].request("move", table=table, move=vote))["type"] == "error":
+            assert reply["code"] == "store_unavailable", reply
+            assert loop.time() < deadline, "play did not resume"
+            await asyncio.sleep(0.2)
+        assert reply["n"] == 2
+        ownership = server.cluster.ownership
+
+        async def renewed() -> bool:
+            return ownership.lapses >= 1 and ownership.lease_valid
+
+        await _until(renewed)  # it found its lease lapsed, took it again, kept its table
+        assert await _owner(server, table) == (server.process, 1)
+        assert await _moves(server, table) == [1, 2]
+        assert table in server.tables.live
+    finally:
+        await server.stop()
