@@ -6,7 +6,8 @@
   way in (only plain shapes and paint attributes survive: no scripts, event
   handlers, links, ids or styles), so the SVG can be served to browsers, and
   several cards can sit in one page without their ids clashing (the only ids
-  are the card's own, prefixed per card).
+  are the card's own, prefixed per card: the gradients, the clip, and an
+  emoji drawn more than once, defined once and drawn with ``<use>``).
 * :func:`render_png` rasterises an SVG with resvg; :func:`contact_sheet` lays
   a deck out in a grid with the card numbers, for people to look at.
 
@@ -21,8 +22,10 @@ from __future__ import annotations
 import io
 import json
 import math
+import random
 import re
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -138,7 +141,210 @@ def _backdrop_markup(back: Backdrop, prefix: str, seed: int) -> list[str]:
     elif back.style == "halo":
         out.append(f'<circle cx="{_num(half)}" cy="{_num(half)}" r="{_num(CARD_SIZE * 0.42)}"'
                    f' fill="url(#{prefix}halo)"/>')  # fmt: skip
+    elif back.style in _SETTINGS:
+        out.extend(_SETTINGS[back.style](random.Random(derive_seed(seed, "setting"))))
+        if back.style in _DARK:
+            # OpenMoji's black outlines vanish on a dark sky: a soft light behind the figure.
+            out.append(f'<circle cx="{_num(half)}" cy="{_num(half * 1.05)}"'
+                       f' r="{_num(CARD_SIZE * 0.4)}" fill="url(#{prefix}halo)"/>')  # fmt: skip
     return out
+
+
+# -- settings: a place or weather behind the figure ---------------------------------------
+#
+# Each is a few bold shapes that read at hand size; what varies from card to
+# card (where the stars are) comes from the card's own seed.
+
+S = CARD_SIZE
+
+
+def _shapes(fill: str, items: Iterable[str], extra: str = "") -> str:
+    """Shapes in one group with one fill (and more attributes in ``extra``)."""
+    return f'<g fill="{fill}"{extra}>{"".join(items)}</g>'
+
+
+def _circle(x: float, y: float, r: float) -> str:
+    return f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(r)}"/>'
+
+
+def _stars(rand: random.Random, count: int, top: float, bottom: float) -> str:
+    dots = [
+        _circle(rand.uniform(6, S - 6), rand.uniform(top, bottom), rand.uniform(1.2, 2.6))
+        for _ in range(count)
+    ]
+    return _shapes("#ffffff", dots, ' fill-opacity="0.9"')
+
+
+def _wave(y: float, height: float, waves: int, phase: float) -> str:
+    """A path from the left edge along a wave at ``y`` down to the card's bottom."""
+    points = []
+    for i in range(0, 49):
+        x = S * i / 48
+        points.append(
+            f"{_num(x)} {_num(y + height * math.sin(phase + waves * 2 * math.pi * i / 48))}"
+        )
+    return f"M0 {_num(S)}L" + "L".join(points) + f"L{_num(S)} {_num(S)}Z"
+
+
+def _beach(rand: random.Random) -> list[str]:
+    side = rand.choice((0.18, 0.82))
+    return [
+        f'<circle cx="{_num(S * side)}" cy="{_num(S * 0.16)}" r="20" fill="#ffd54f"/>',
+        f'<path d="{_wave(S * 0.56, 3, 4, rand.uniform(0, 6))}" fill="#4fc3f7"/>',
+        f'<path d="{_wave(S * 0.62, 2.5, 5, rand.uniform(0, 6))}" fill="#29b6f6"/>',
+        f'<path d="{_wave(S * 0.78, 4, 2, rand.uniform(0, 6))}" fill="#ffe0a3"/>',
+    ]
+
+
+def _night(rand: random.Random) -> list[str]:
+    x = S * rand.choice((0.16, 0.84))
+    return [
+        _stars(rand, 22, 6, S * 0.9),
+        f'<circle cx="{_num(x)}" cy="{_num(S * 0.16)}" r="19" fill="#fff59d"/>',
+        f'<circle cx="{_num(x + 8)}" cy="{_num(S * 0.13)}" r="16" fill="#1f2a80"/>',
+    ]
+
+
+def _snow(rand: random.Random) -> list[str]:
+    flakes = [
+        _circle(rand.uniform(4, S - 4), rand.uniform(4, S * 0.82), rand.uniform(2.5, 5))
+        for _ in range(26)
+    ]
+    return [
+        f'<path d="{_wave(S * 0.82, 5, 1, rand.uniform(0, 6))}" fill="#ffffff"/>',
+        _shapes("#ffffff", flakes, ' stroke="#90caf9" stroke-width="1"'),
+    ]
+
+
+def _city(rand: random.Random) -> list[str]:
+    towers, windows, x = [], [], -4.0
+    while x < S:
+        width = rand.uniform(22, 38)
+        top = S * rand.uniform(0.42, 0.7)
+        towers.append(
+            f'<rect x="{_num(x)}" y="{_num(top)}" width="{_num(width)}" height="{_num(S - top)}"/>'
+        )
+        for wy in range(int(top) + 8, int(S) - 10, 16):
+            if rand.random() < 0.45:
+                windows.append(
+                    f'<rect x="{_num(x + width / 2 - 4)}" y="{wy}" width="8" height="8"/>'
+                )
+        x += width + rand.uniform(1, 5)
+    return [
+        _shapes("#8da4b8", towers),
+        _shapes("#fff59d", windows),
+        f'<rect y="{_num(S * 0.92)}" width="{_num(S)}" height="{_num(S * 0.08)}" fill="#78909c"/>',
+    ]
+
+
+def _space(rand: random.Random) -> list[str]:
+    x = S * rand.choice((0.16, 0.84))
+    y = S * rand.choice((0.16, 0.84))
+    return [
+        _stars(rand, 30, 4, S - 4),
+        f'<circle cx="{_num(x)}" cy="{_num(y)}" r="17" fill="#ff8a65"/>',
+        f'<ellipse cx="{_num(x)}" cy="{_num(y)}" rx="30" ry="8" fill="none" stroke="#ffcc80"'
+        ' stroke-width="4" transform="rotate(-18 ' + f'{_num(x)} {_num(y)})"/>',
+    ]
+
+
+def _sea(rand: random.Random) -> list[str]:
+    bubbles = [
+        _circle(rand.uniform(8, S - 8), rand.uniform(8, S * 0.8), rand.uniform(3, 8))
+        for _ in range(14)
+    ]
+    weeds = []
+    for x in (rand.uniform(10, 40), rand.uniform(S - 40, S - 10)):
+        bend = rand.uniform(8, 14)
+        weeds.append(f'<path d="M{_num(x)} {_num(S)}q{_num(bend)} -25 0 -50t0 -45"/>')
+    return [
+        f'<path d="{_wave(S * 0.88, 3, 2, rand.uniform(0, 6))}" fill="#ffe0a3"/>',
+        _shapes("none", weeds, ' stroke="#43a047" stroke-width="7" stroke-linecap="round"'),
+        _shapes("#ffffff", bubbles, ' fill-opacity="0.25" stroke="#ffffff" stroke-width="1.5"'),
+    ]
+
+
+def _rain(rand: random.Random) -> list[str]:
+    clouds = [
+        _circle(S * (0.1 + 0.16 * i), S * rand.uniform(0.02, 0.08), rand.uniform(22, 30))
+        for i in range(7)
+    ]
+    drops = []
+    for _ in range(24):
+        x, y = rand.uniform(0, S), rand.uniform(S * 0.15, S * 0.92)
+        drops.append(f'<path d="M{_num(x)} {_num(y)}l-4 10"/>')
+    return [
+        _shapes("#eceff1", clouds),
+        _shapes("none", drops, ' stroke="#1e88e5" stroke-width="2.5" stroke-linecap="round"'),
+        f'<ellipse cx="{_num(S / 2)}" cy="{_num(S * 0.95)}" rx="{_num(S * 0.42)}" ry="9"'
+        ' fill="#90caf9"/>',
+    ]
+
+
+def _desert(rand: random.Random) -> list[str]:
+    x = S * rand.choice((0.18, 0.82))
+    return [
+        f'<circle cx="{_num(x)}" cy="{_num(S * 0.16)}" r="24" fill="#fff3e0" fill-opacity="0.9"/>',
+        f'<path d="{_wave(S * 0.72, 10, 1, rand.uniform(0, 6))}" fill="#ffb74d"/>',
+        f'<path d="{_wave(S * 0.84, 7, 1.5, rand.uniform(0, 6))}" fill="#ffa040"/>',
+    ]
+
+
+def _forest(rand: random.Random) -> list[str]:
+    trees = []
+    for x in (
+        rand.uniform(8, 26),
+        rand.uniform(40, 60),
+        rand.uniform(S - 60, S - 40),
+        rand.uniform(S - 26, S - 8),
+    ):
+        top, base, half = S * rand.uniform(0.25, 0.45), S * 0.9, rand.uniform(18, 26)
+        trees.append(
+            f'<path d="M{_num(x)} {_num(top)}L{_num(x + half)} {_num(base)}'
+            f'L{_num(x - half)} {_num(base)}Z"/>'
+        )
+    return [
+        _shapes("#388e3c", trees, ' fill-opacity="0.75"'),
+        f'<rect y="{_num(S * 0.88)}" width="{_num(S)}" height="{_num(S * 0.12)}" fill="#7cb342"/>',
+    ]
+
+
+def _stage(rand: random.Random) -> list[str]:
+    folds = "".join(f"q8 {_num(S * 0.1)} 0 {_num(S * 0.2)}" for _ in range(5))
+    return [
+        f'<rect y="{_num(S * 0.86)}" width="{_num(S)}" height="{_num(S * 0.14)}" fill="#a1887f"/>',
+        f'<path d="M{_num(S * 0.38)} 0L{_num(S * 0.62)} 0L{_num(S * 0.9)} {_num(S * 0.92)}'
+        f'L{_num(S * 0.1)} {_num(S * 0.92)}Z" fill="#fff9c4" fill-opacity="0.3"/>',
+        f'<path d="M0 0H{_num(S * 0.16)}{folds}H0Z" fill="#c62828"/>',
+        f'<path d="M{_num(S)} 0H{_num(S * 0.84)}{folds}H{_num(S)}Z" fill="#c62828"/>',
+    ]
+
+
+def _sunset(rand: random.Random) -> list[str]:
+    x = S * rand.uniform(0.3, 0.7)
+    return [
+        f'<circle cx="{_num(x)}" cy="{_num(S * 0.7)}" r="40" fill="#fff176"/>',
+        f'<rect y="{_num(S * 0.7)}" width="{_num(S)}" height="{_num(S * 0.3)}" fill="#5c6bc0"/>',
+        f'<g stroke="#fff176" stroke-width="3" stroke-linecap="round">'
+        f'<path d="M{_num(x - 30)} {_num(S * 0.76)}h60M{_num(x - 20)} {_num(S * 0.82)}h40'
+        f'M{_num(x - 10)} {_num(S * 0.88)}h20"/></g>',
+    ]
+
+
+_SETTINGS: dict[str, Callable[[random.Random], list[str]]] = {
+    "beach": _beach,
+    "night": _night,
+    "snow": _snow,
+    "city": _city,
+    "space": _space,
+    "sea": _sea,
+    "rain": _rain,
+    "desert": _desert,
+    "forest": _forest,
+    "stage": _stage,
+    "sunset": _sunset,
+}
+_DARK = frozenset({"night", "space", "stage"})
 
 
 def card_svg(card: Card, *, title: str | None = None) -> str:
@@ -166,9 +372,14 @@ def card_svg(card: Card, *, title: str | None = None) -> str:
         '<stop offset="1" stop-color="#ffffff" stop-opacity="0"/>'
         "</radialGradient>"
         f'<clipPath id="{prefix}clip"><rect width="{size}" height="{size}" rx="16"/></clipPath>'
-        "</defs>"
-        f'<g clip-path="url(#{prefix}clip)">'
     )
+    # An emoji drawn more than once (a crowd, a heart of strawberries) is
+    # defined once and used by reference, which keeps such cards small.
+    counts = Counter(part.emoji for part in card.parts)
+    repeated = {char: f"{prefix}e{i}" for i, char in enumerate(c for c in counts if counts[c] > 1)}
+    for char, ident in repeated.items():
+        out.append(f'<g id="{ident}">{emoji_markup(char)}</g>')
+    out.append(f'</defs><g clip-path="url(#{prefix}clip)">')
     out.extend(_backdrop_markup(back, prefix, derive_seed(card.deck_seed, "card", card.number)))
     for part in card.parts:
         p = part.place
@@ -177,7 +388,10 @@ def card_svg(card: Card, *, title: str | None = None) -> str:
             transform += f" rotate({_num(p.rotate)})"
         k = p.size / 72.0
         transform += f" scale({_num(-k if p.flip else k)} {_num(k)}) translate(-36 -36)"
-        out.append(f'<g transform="{transform}">{emoji_markup(part.emoji)}</g>')
+        if part.emoji in repeated:
+            out.append(f'<use href="#{repeated[part.emoji]}" transform="{transform}"/>')
+        else:
+            out.append(f'<g transform="{transform}">{emoji_markup(part.emoji)}</g>')
     out.append("</g>")
     out.append(
         f'<rect x="1" y="1" width="{_num(CARD_SIZE - 2)}" height="{_num(CARD_SIZE - 2)}" rx="15"'

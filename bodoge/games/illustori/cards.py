@@ -1,30 +1,39 @@
-"""Illustori's picture cards: strange, nameable scenes of two to four emoji.
+"""Illustori's picture cards: strange scenes of emoji that invite more than a name.
 
 A deck never runs dry: card ``number`` of the deck with seed ``deck_seed`` is
 always the same picture, any number gives a card, and a new seed gives a new
-deck.  A card is a subject (a whale, a cactus, a robot) with up to three more
-emoji that it wears, holds, sits in or rides, or that stand behind it.
+deck.  Each card is one of twelve kinds of scene (:data:`.scenes.KINDS`): a
+figure dressed up or riding something, a figure in a place or weather, a crowd
+or a parade, a big face with what it feels about, two figures in love or
+fighting, a heart made of strawberries, a figure with a sign of its state, a
+giant strawberry beside a tiny elephant, a figure doing something, a parent and
+child, a figure dreaming — so that a card can be called by its mood, an action,
+a place or a pun, not only by the things on it.
 
 API (used by the engine, the server and the bots):
 
 * :func:`card` ``(deck_seed, number) -> Card`` – one card (numbers start at 0,
   as the engine's deck does);
 * :func:`deck` ``(deck_seed, count=60) -> list[Card]`` – cards ``0 … count-1``;
-* :class:`Card` – ``parts`` (back to front), each a :class:`Part` with the
-  emoji, its code points, its role, its English and Japanese names and the
-  katakana reading; ``card.alt("ja")`` / ``card.alt("en")`` for alt text and
-  ``card.to_json()`` for clients;
+* :class:`Card` – its ``kind`` and ``theme`` (see :mod:`.scenes`), its
+  ``parts`` (back to front), each a :class:`Part` with the emoji, its code
+  points, its role, its English and Japanese names and the katakana reading;
+  ``card.alt("ja")`` / ``card.alt("en")`` for alt text and ``card.to_json()``
+  for clients;
 * :func:`~bodoge.games.illustori.art.card_svg` ``(card) -> str`` draws it;
 * :data:`ATTRIBUTION` – the OpenMoji credit to show wherever cards are shown.
 
-Within a deck the subjects go round a shuffled list, so the 60 cards of a
-table all show different subjects.
+**Variety.**  Cards are planned in laps of 60 (:data:`LAP`, a default deck):
+each lap holds every kind a fixed number of times (no kind on more than 12
+cards, see :data:`.scenes.KIND_SLOTS`), its main figures are all different,
+and no other emoji (a hat, a seat, a sign, a partner) is on more than
+:data:`MAX_PROP_CARDS` cards of it.
 
 >>> c = card(1, 0)
->>> c == card(1, 0), 2 <= len(c.parts) <= 4
+>>> c == card(1, 0), c.kind in KINDS
 (True, True)
->>> [p.role for p in card(1, 0).parts if p.role == "subject"]
-['subject']
+>>> [p.role for p in c.parts].count("subject")
+1
 >>> deck(7, 3) == [card(7, 0), card(7, 1), card(7, 2)]
 True
 """
@@ -32,6 +41,7 @@ True
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -40,48 +50,51 @@ from typing import Any
 from bodoge.core.rng import rng
 from bodoge.core.values import is_whole
 from bodoge.games.illustori import emoji_catalogue as cat
+from bodoge.games.illustori import scenes
 from bodoge.games.illustori.composition import (
     Backdrop,
-    Cast,
+    Placed,
     Placement,
+    Plan,
     Role,
     backdrop,
     compose,
 )
 from bodoge.games.illustori.emoji_catalogue import ATTRIBUTION
+from bodoge.games.illustori.scenes import KIND_SLOTS, KINDS
 
 __all__ = [
     "ATTRIBUTION",
     "DEFAULT_DECK_SIZE",
+    "KINDS",
     "LANGUAGES",
+    "LAP",
+    "MAX_PROP_CARDS",
     "Card",
     "Part",
     "card",
     "count_possible_cards",
     "deck",
+    "from_plan",
 ]
 
 DEFAULT_DECK_SIZE = 60
 LANGUAGES = ("ja", "en")
+#: Cards are planned in laps of this many (a default deck is one lap).
+LAP = sum(KIND_SLOTS.values())
+#: No emoji but the main figure is on more cards than this in a lap.
+MAX_PROP_CARDS = 3
 
-# Which roles join the subject, and how often: most cards have one or two
-# companions, a few have three (busier scenes are harder to read).
-TEMPLATES: tuple[tuple[tuple[Role, ...], int], ...] = (
-    (("wearable",), 3),
-    (("held",), 2),
-    (("seat",), 3),
-    (("wearable", "seat"), 4),
-    (("wearable", "held"), 2),
-    (("held", "seat"), 2),
-    (("seat", "scenery"), 2),
-    (("wearable", "scenery"), 2),
-    (("held", "scenery"), 1),
-    (("wearable", "seat", "scenery"), 2),
-    (("wearable", "held", "seat"), 1),
+# The order parts are read in: the figure, more of it, then what goes with it.
+_READING_ORDER: tuple[Role, ...] = (
+    "subject",
+    "member",
+    "wearable",
+    "held",
+    "seat",
+    "other",
+    "mark",
 )
-
-# The order the roles are read in (and chosen in: a seat rules out a scarf).
-_READING_ORDER: tuple[Role, ...] = ("subject", "wearable", "held", "seat", "scenery")
 
 
 @dataclass(frozen=True)
@@ -89,8 +102,9 @@ class Part:
     """One emoji on a card and what it is called.
 
     ``emoji`` is the emoji text (``"🐳"``), ``role`` one of ``subject``,
-    ``wearable``, ``held``, ``seat``, ``scenery``; ``place`` says where it
-    is drawn.
+    ``member`` (more of the subject), ``wearable``, ``held``, ``seat``,
+    ``other`` (a second thing that matters) and ``mark`` (what tells the
+    theme); ``place`` says where it is drawn.
     """
 
     emoji: str
@@ -127,15 +141,17 @@ def _language(language: str) -> str:
 
 @dataclass(frozen=True)
 class Card:
-    """A picture card: ``parts`` in drawing order (back to front) and a backdrop."""
+    """A picture card: its kind of scene and theme, ``parts`` back to front, a backdrop."""
 
     deck_seed: int
     number: int
+    kind: str
+    theme: str
     parts: tuple[Part, ...]
     backdrop: Backdrop
 
     def part(self, role: Role) -> Part | None:
-        """The part playing ``role``, if the card has one."""
+        """The (first) part playing ``role``, if the card has one."""
         return next((p for p in self.parts if p.role == role), None)
 
     @property
@@ -145,24 +161,36 @@ class Card:
         assert found is not None  # every card is built around a subject
         return found
 
+    @property
+    def scene(self) -> scenes.Theme:
+        """What the scene is about, with its words (see :mod:`.scenes`)."""
+        return scenes.theme(self.kind, self.theme)
+
     def reading_order(self) -> tuple[Part, ...]:
-        """The parts subject first, then what it wears, holds, sits in, and the scenery."""
+        """The parts: the figure (and more of it) first, then what goes with it."""
         return tuple(p for role in _READING_ORDER for p in self.parts if p.role == role)
 
+    def things(self) -> tuple[Part, ...]:
+        """One part for each different emoji, in reading order."""
+        seen: dict[str, Part] = {}
+        for part in self.reading_order():
+            seen.setdefault(part.emoji, part)
+        return tuple(seen.values())
+
     def names(self, language: str) -> tuple[str, ...]:
-        """The parts' names in reading order."""
-        return tuple(p.name(language) for p in self.reading_order())
+        """The names of the different things on the card, in reading order."""
+        return tuple(p.name(language) for p in self.things())
 
     def alt(self, language: str = "ja", *, short: bool = False) -> str:
         """Alt text: a phrase saying what the picture shows, or with ``short`` the names.
 
         >>> c = _example()
         >>> c.alt("en")
-        'A spouting whale wearing a crown, in a teacup'
+        'A spouting whale wearing a crown'
         >>> c.alt("ja")
-        '王冠をかぶって湯飲みに入った潮吹きクジラ'
+        '王冠をかぶった潮吹きクジラ'
         >>> c.alt("ja", short=True)
-        '潮吹きクジラ・王冠・湯飲み'
+        '潮吹きクジラ・王冠'
         """
         if _language(language) == "ja":
             return "・".join(self.names("ja")) if short else _alt_ja(self)
@@ -173,6 +201,8 @@ class Card:
         return {
             "deck_seed": self.deck_seed,
             "number": self.number,
+            "kind": self.kind,
+            "theme": self.theme,
             "parts": [
                 {
                     "emoji": p.emoji,
@@ -182,110 +212,288 @@ class Card:
                     "name_ja": p.name_ja,
                     "reading_ja": p.reading_ja,
                 }
-                for p in self.reading_order()
+                for p in self.things()
             ],
             "alt_en": self.alt("en"),
             "alt_ja": self.alt("ja"),
         }
 
 
-def _with_article(part: Part) -> str:
+# -- alt text -------------------------------------------------------------------------------
+
+
+def _a(part: Part | None) -> str:
+    """The English name with its article: ``a whale``, ``an owl``, ``the sun``."""
+    assert part is not None
     article = cat.article_en(part.emoji)
     return f"{article} {part.name_en}" if article else part.name_en
 
 
+def _ja(part: Part | None) -> str:
+    assert part is not None
+    return part.name_ja
+
+
+_SEAT_EN = {"in": "in", "on": "on", "ride": "riding", "hang": "hanging from"}
+_SEAT_JA = {"in": "入", "on": "乗", "ride": "乗", "hang": "ぶら下が"}
+_PAIR_EN = {"love": "in love", "fight": "fighting", "talk": "chatting"}
+_PAIR_JA = {"love": "恋", "fight": "けんか", "talk": "おしゃべり"}
+_SIGN_EN = {
+    "sleep": "asleep", "sing": "singing", "angry": "angry", "wonder": "puzzled",
+    "surprise": "surprised", "idea": "with a bright idea", "crush": "in love",
+    "sweat": "nervous", "fire": "fired up", "dizzy": "dizzy", "shiny": "sparkling",
+}  # fmt: skip
+_SIGN_JA = {
+    "sleep": "眠る", "sing": "歌う", "angry": "怒った", "wonder": "首をかしげる",
+    "surprise": "驚いた", "idea": "ひらめいた", "crush": "恋する", "sweat": "あせる",
+    "fire": "燃える", "dizzy": "目が回る", "shiny": "ぴかぴかの",
+}  # fmt: skip
+
+
 def _alt_en(card: Card) -> str:
-    phrase = _with_article(card.subject)
-    doing = []
-    if wear := card.part("wearable"):
-        doing.append(f"{cat.wearable(wear.emoji).verb[0]} {_with_article(wear)}")
-    if held := card.part("held"):
-        doing.append(f"holding {_with_article(held)}")
-    if doing:
-        phrase += " " + " and ".join(doing)
-    if seat := card.part("seat"):
-        how = {"in": "in", "on": "on", "ride": "riding", "hang": "hanging from"}
-        phrase += f", {how[cat.seat(seat.emoji).mode]} {_with_article(seat)}"
-    if scenery := card.part("scenery"):
-        phrase += f", with {_with_article(scenery)} behind"
+    subject, other, mark = card.subject, card.part("other"), card.part("mark")
+    kind, theme = card.kind, card.theme
+    many = cat.plural_en(subject.emoji)
+    if kind in ("dressed", "ride"):
+        phrase = _a(subject)
+        if wear := card.part("wearable"):
+            phrase += f" {cat.wearable(wear.emoji).verb[0]} {_a(wear)}"
+        if held := card.part("held"):
+            phrase += f" holding {_a(held)}"
+        if seat := card.part("seat"):
+            phrase += f" {_SEAT_EN[cat.seat(seat.emoji).mode]} {_a(seat)}"
+    elif kind == "setting":
+        phrase = _a(subject) + card.scene.frames["en"][0].removeprefix("{name}")
+    elif kind == "crowd":
+        phrase = {"swarm": f"a crowd of {many}", "parade": f"a parade of {many}"}.get(
+            theme, f"{many} and one {other.name_en if other else ''}"
+        )
+    elif kind == "face":
+        phrase = f"{_a(subject)} and {_a(other)}"
+    elif kind == "pair":
+        phrase = f"{_a(subject)} and {_a(other)} {_PAIR_EN[theme]}"
+    elif kind == "shape":
+        phrase = f"a {theme} of {many}"
+    elif kind == "sign":
+        phrase = f"no {many}" if theme == "forbidden" else f"{_a(subject)} {_SIGN_EN[theme]}"
+    elif kind == "sizes":
+        phrase = f"a giant {subject.name_en} and a tiny {other.name_en if other else ''}"
+    elif kind == "doing":
+        phrase = f"{_a(subject)} with {_a(mark)}"
+    elif kind == "family":
+        phrase = f"{_a(subject)} and its baby"
+    else:  # dream
+        phrase = f"{_a(subject)} dreaming of {_a(other)}"
     return phrase[0].upper() + phrase[1:]
 
 
 def _alt_ja(card: Card) -> str:
-    # Each companion is a clause before the subject: "王冠をかぶって…に入った".
-    clauses: list[tuple[str, str]] = []
-    if wear := card.part("wearable"):
-        _, te, ta = cat.wearable(wear.emoji).verb
-        clauses.append((wear.name_ja + te, wear.name_ja + ta))
-    if held := card.part("held"):
-        clauses.append((held.name_ja + "を持って", held.name_ja + "を持った"))
-    if seat := card.part("seat"):
-        verb = {"in": "入", "on": "乗", "ride": "乗", "hang": "ぶら下が"}[cat.seat(seat.emoji).mode]
-        clauses.append((f"{seat.name_ja}に{verb}って", f"{seat.name_ja}に{verb}った"))
-    joint = "、" if len(clauses) > 2 else ""
-    phrase = joint.join([te for te, _ in clauses[:-1]] + [ta for _, ta in clauses[-1:]])
-    phrase += card.subject.name_ja
-    if scenery := card.part("scenery"):
-        phrase += f"、背景に{scenery.name_ja}"
-    return phrase
+    subject, other, mark = card.subject.name_ja, card.part("other"), card.part("mark")
+    kind, theme = card.kind, card.theme
+    if kind in ("dressed", "ride"):
+        if wear := card.part("wearable"):
+            return wear.name_ja + cat.wearable(wear.emoji).verb[2] + subject
+        if held := card.part("held"):
+            return f"{held.name_ja}を持った{subject}"
+        seat = card.part("seat")
+        assert seat is not None
+        return f"{seat.name_ja}に{_SEAT_JA[cat.seat(seat.emoji).mode]}った{subject}"
+    if kind == "setting":
+        return card.scene.frames["ja"][0].format(name=subject)
+    if kind == "crowd":
+        if theme == "odd":
+            return f"{subject}の群れの中の{_ja(other)}"
+        return f"{subject}の{'行列' if theme == 'parade' else '群れ'}"
+    if kind == "face":
+        return f"{subject}と{_ja(other)}"
+    if kind == "pair":
+        return f"{subject}と{_ja(other)}の{_PAIR_JA[theme]}"
+    if kind == "shape":
+        return f"{subject}の{scenes.theme('shape', theme).words['ja'][0]}"
+    if kind == "sign":
+        return f"{subject}禁止" if theme == "forbidden" else _SIGN_JA[theme] + subject
+    if kind == "sizes":
+        return f"巨大な{subject}と小さな{_ja(other)}"
+    if kind == "doing":
+        return f"{_ja(mark)}を持った{subject}"
+    if kind == "family":
+        return f"{subject}の親子"
+    return f"{_ja(other)}の夢を見る{subject}"
 
 
 # ---------------------------------------------------------------------------
-# Choosing a card's cast
+# Planning a lap of cards
+
+
+def _creatures() -> list[str]:
+    return [s.char for s in cat.SUBJECTS if s.face]
+
+
+def _everyone() -> list[str]:
+    return [s.char for s in cat.SUBJECTS]
+
+
+# Where each kind finds its main figures.
+_SUBJECT_POOLS = {
+    "dressed": _everyone,
+    "ride": _everyone,
+    "setting": _everyone,
+    "crowd": _everyone,
+    "face": lambda: [t.marks[0] for t in scenes.themes("face")],
+    "pair": _creatures,
+    "shape": lambda: list(cat.SHAPE_ITEMS),
+    "sign": _everyone,
+    "sizes": lambda: list(cat.GIANTS),
+    "doing": _creatures,
+    "family": _creatures,
+    "dream": _creatures,
+}
 
 
 def _eligible(role: Role, subject: cat.Subject, chosen: dict[Role, str]) -> list[str]:
-    """The emoji that may play ``role`` with this subject and what is already chosen."""
-    used = {subject.char, *chosen.values()}
-    seat = cat.seat(chosen["seat"]) if "seat" in chosen else None
+    """The emoji that may be worn, held or sat in by this subject (``dressed``, ``ride``)."""
     if role == "wearable":
         out = []
         for w in cat.WEARABLES:
             if w.faceless_only and subject.face:
                 continue
-            # A profile has no place for glasses; a thing's eyes can go anywhere.
+            # A profile has no place for glasses; goggles would hide a thing's
+            # face (a clock's dial) altogether.
             if w.slot == "eyes" and subject.face and subject.eyes is None:
                 continue
-            # A scarf would float over the cup's rim: what is "in" hides the neck;
-            # a mask would hide all that a subject in a cup shows.
-            if (w.slot == "neck" or w.covers_face) and seat is not None and seat.mode == "in":
+            if w.covers_face and not subject.face:
                 continue
             out.append(w.char)
     elif role == "held":
         out = [h.char for h in cat.HELD]
     elif role == "seat":
         x0, y0, x1, y1 = cat.content_box(subject.char)
-        # A flat subject (a crocodile, a pudding) would vanish inside a cup,
-        # under its own hat: it rides instead.
+        # A flat subject (a crocodile, a pudding) would vanish inside a cup: it rides instead.
         flat = (y1 - y0) < 0.75 * (x1 - x0)
         out = [s.char for s in cat.SEATS if not (flat and s.mode == "in")]
-    elif role == "scenery":
-        out = [s.char for s in cat.SCENERY]
     else:
         raise ValueError(f"no such companion role: {role}")
-    return [c for c in out if c not in used]
+    return [c for c in out if c != subject.char and c not in chosen.values()]
 
 
-# Roles are chosen seat first, since a seat rules some wearables out.
-_CHOICE_ORDER: tuple[Role, ...] = ("seat", "wearable", "held", "scenery")
+class _Lap:
+    """The plans of one lap, made one card at a time under the variety rules."""
+
+    def __init__(self, rand: random.Random) -> None:
+        self.rand = rand
+        self.subjects: set[str] = set()
+        self.props: Counter[str] = Counter()
+        self.themes: Counter[tuple[str, str]] = Counter()
+
+    def pick(self, candidates: Sequence[str], *, avoid: Sequence[str] = ()) -> str | None:
+        """A candidate on fewer than :data:`MAX_PROP_CARDS` cards so far, or ``None``."""
+        free = [c for c in candidates if self.props[c] < MAX_PROP_CARDS and c not in avoid]
+        return self.rand.choice(free) if free else None
+
+    def theme(self, kind: str, needs_mark: bool = False) -> scenes.Theme:
+        """The least used theme of ``kind`` (ties at random) whose marks are not used up."""
+        options = [
+            t
+            for t in scenes.themes(kind)
+            if not needs_mark or any(self.props[m] < MAX_PROP_CARDS for m in t.marks)
+        ]
+        fewest = min(self.themes[t.kind, t.key] for t in options)
+        chosen = self.rand.choice([t for t in options if self.themes[t.kind, t.key] == fewest])
+        self.themes[chosen.kind, chosen.key] += 1
+        return chosen
+
+    def plan(self, kind: str, rand: random.Random) -> tuple[Plan, list[Placed]]:
+        """A plan of ``kind`` and its layout (drawn with ``rand``), counted in the lap."""
+        for _ in range(50):
+            found = self._try(kind)
+            # A combination no layout can make readable (a gorilla in a boot)
+            # is planned otherwise.
+            parts = compose(found, rand) if found is not None else None
+            if found is not None and parts is not None:
+                self.subjects.add(found.subject)
+                for _, char in found.chars():
+                    self.props[char] += 1
+                return found, parts
+        raise AssertionError(f"no {kind} card can be planned")  # the pools are far larger
+
+    def _subject(self, kind: str, theme: scenes.Theme) -> str | None:
+        candidates = [theme.marks[0]] if kind == "face" else _SUBJECT_POOLS[kind]()
+        pool = [c for c in candidates if c not in self.subjects]
+        return self.rand.choice(pool) if pool else None
+
+    def _try(self, kind: str) -> Plan | None:
+        theme = self.theme(kind, needs_mark=kind in ("pair", "sign", "doing"))
+        subject = self._subject(kind, theme)
+        if subject is None:
+            return None
+        pick, key = self.pick, theme.key
+        if kind == "dressed":
+            who = cat.subject(subject)
+            if self.rand.random() < 0.6:
+                wear = pick(_eligible("wearable", who, {}))
+                return Plan(kind, key, subject, wearable=wear) if wear else None
+            held = pick(_eligible("held", who, {}))
+            return Plan(kind, key, subject, held=held) if held else None
+        if kind == "ride":
+            seat = pick(_eligible("seat", cat.subject(subject), {}))
+            return Plan(kind, key, subject, seat=seat) if seat else None
+        if kind in ("setting", "shape", "family"):
+            return Plan(kind, key, subject)
+        if kind == "crowd":
+            if key != "odd":
+                return Plan(kind, key, subject)
+            odd = pick(_creatures(), avoid=[subject])
+            return Plan(kind, key, subject, other=odd) if odd else None
+        if kind == "face":
+            thing = pick(theme.things)
+            return Plan(kind, key, subject, other=thing) if thing else None
+        if kind == "pair":
+            partner, mark = pick(_creatures(), avoid=[subject]), pick(theme.marks)
+            return Plan(kind, key, subject, other=partner, mark=mark) if partner and mark else None
+        if kind in ("sign", "doing"):
+            mark = pick(theme.marks)
+            return Plan(kind, key, subject, mark=mark) if mark else None
+        if kind == "sizes":
+            tiny = pick(cat.TINIES, avoid=[subject])
+            return Plan(kind, key, subject, other=tiny) if tiny else None
+        if kind == "dream":
+            dream, bubble = pick(cat.DREAMS, avoid=[subject]), pick([cat.THOUGHT])
+            return Plan(kind, key, subject, other=dream, mark=bubble) if dream and bubble else None
+        raise ValueError(f"no such kind of scene: {kind}")
 
 
 @lru_cache(maxsize=64)
-def _subject_order(deck_seed: int, lap: int) -> tuple[cat.Subject, ...]:
-    order = list(cat.SUBJECTS)
-    rng(deck_seed, "subjects", lap).shuffle(order)
-    return tuple(order)
+def _lap(deck_seed: int, lap: int) -> tuple[tuple[Plan, tuple[Placed, ...], Backdrop], ...]:
+    """Cards ``lap * LAP … (lap + 1) * LAP - 1``: each one's plan, layout and backdrop."""
+    rand = rng(deck_seed, "lap", lap)
+    kinds = [kind for kind in KINDS for _ in range(KIND_SLOTS[kind])]
+    rand.shuffle(kinds)
+    planner = _Lap(rand)
+    out = []
+    for index, kind in enumerate(kinds):
+        drawing = rng(deck_seed, "card", lap * LAP + index)
+        plan, parts = planner.plan(kind, drawing)
+        out.append((plan, tuple(parts), backdrop(drawing, plan)))
+    return tuple(out)
 
 
-def _cast(deck_seed: int, number: int, rand: random.Random) -> Cast:
-    laps, index = divmod(number, len(cat.SUBJECTS))
-    subject = _subject_order(deck_seed, laps)[index]
-    roles = rand.choices([t for t, _ in TEMPLATES], weights=[w for _, w in TEMPLATES])[0]
-    chosen: dict[Role, str] = {}
-    for role in _CHOICE_ORDER:
-        if role in roles:
-            chosen[role] = rand.choice(_eligible(role, subject, chosen))
-    return Cast(subject.char, **chosen)  # type: ignore[arg-type]
+def _card(deck_seed: int, number: int, plan: Plan, parts: Sequence[Placed], back: Backdrop) -> Card:
+    named = tuple(
+        Part(char, role, cat.name_en(char), cat.name_ja(char), cat.reading_ja(char), place)
+        for char, role, place in parts
+    )
+    return Card(deck_seed, number, plan.kind, plan.theme, named, back)
+
+
+def from_plan(plan: Plan, rand: random.Random, deck_seed: int = 0, number: int = 0) -> Card:
+    """The card a plan makes, laid out with ``rand`` (for hand-made cards in tests and docs).
+
+    Raises ``ValueError`` if no readable layout is found for it.
+    """
+    parts = compose(plan, rand)
+    if parts is None:
+        raise ValueError(f"no readable layout for {plan}")
+    return _card(deck_seed, number, plan, parts, backdrop(rand, plan))
 
 
 # typed: card(1, True) must be refused, not answered with card(1, 1).
@@ -293,22 +501,17 @@ def _cast(deck_seed: int, number: int, rand: random.Random) -> Cast:
 def card(deck_seed: int, number: int) -> Card:
     """Card ``number`` (0, 1, 2, …) of the deck with seed ``deck_seed``.
 
-    Everything random comes from ``rng(deck_seed, "card", number)`` (and, for
-    the round of subjects, ``rng(deck_seed, "subjects", lap)``), so the card
-    is the same on every machine.
+    Its lap of :data:`LAP` cards is planned from ``rng(deck_seed, "lap",
+    lap)`` and the card laid out with ``rng(deck_seed, "card", number)``, so
+    the card is the same on every machine.
     """
     if not is_whole(deck_seed):
         raise ValueError(f"a deck seed is a whole number, not {deck_seed!r}")
     if not is_whole(number) or number < 0:
         raise ValueError(f"a card number is a whole number from 0, not {number!r}")
-    rand = rng(deck_seed, "card", number)
-    cast = _cast(deck_seed, number, rand)
-    parts = tuple(
-        Part(char, role, cat.name_en(char), cat.name_ja(char), cat.reading_ja(char), place)
-        for char, role, place in compose(cast, rand)
-    )
-    scenery = cat.scenery(cast.scenery) if cast.scenery else None
-    return Card(deck_seed, number, parts, backdrop(rand, scenery))
+    lap, index = divmod(number, LAP)
+    plan, parts, back = _lap(deck_seed, lap)[index]
+    return _card(deck_seed, number, plan, parts, back)
 
 
 def deck(deck_seed: int, count: int = DEFAULT_DECK_SIZE) -> list[Card]:
@@ -318,38 +521,33 @@ def deck(deck_seed: int, count: int = DEFAULT_DECK_SIZE) -> list[Card]:
     return [card(deck_seed, n) for n in range(count)]
 
 
-def count_possible_cards(templates: Sequence[tuple[tuple[Role, ...], int]] = TEMPLATES) -> int:
-    """How many different casts (sets of emoji in their roles) a card can show.
+def count_possible_cards() -> int:
+    """How many different plans (kind, theme and emoji in their roles) a card can show.
 
-    Layouts (sizes, turns, mirroring, backdrops) vary on top of this.  The
-    count relies on wearables, held things and scenery never sharing an emoji
-    (the tests check it), so only the seat's choice changes what else may go.
+    Layouts (sizes, turns, mirroring, backdrops) vary on top of this.
 
-    >>> count_possible_cards() > 100_000
+    >>> count_possible_cards() > 50_000
     True
     """
+    everyone, creatures = _everyone(), _creatures()
     total = 0
-    for subject in cat.SUBJECTS:
-        for roles, _ in templates:
-            seats: list[str | None] = (
-                list(_eligible("seat", subject, {})) if "seat" in roles else [None]
-            )
-            for seat_char in seats:
-                chosen: dict[Role, str] = {"seat": seat_char} if seat_char else {}
-                combos = 1
-                for role in roles:
-                    if role != "seat":
-                        combos *= len(_eligible(role, subject, chosen))
-                total += combos
+    for char in everyone:
+        who = cat.subject(char)
+        total += len(_eligible("wearable", who, {})) + len(_eligible("held", who, {}))
+        total += len(_eligible("seat", who, {}))
+    total += len(everyone) * len(scenes.themes("setting"))
+    total += len(everyone) * (2 + len(creatures))  # swarm, parade, odd one out
+    total += sum(len(t.things) for t in scenes.themes("face"))
+    bonds = sum(len(t.marks) for t in scenes.themes("pair"))
+    total += len(creatures) * (len(creatures) - 1) * bonds
+    total += len(cat.SHAPE_ITEMS) * len(scenes.themes("shape"))
+    total += len(everyone) * len(scenes.themes("sign"))
+    total += len(cat.GIANTS) * len(cat.TINIES)
+    total += len(creatures) * sum(len(t.marks) for t in scenes.themes("doing"))
+    total += len(creatures) * (1 + len(cat.DREAMS))  # families, dreams
     return total
 
 
 def _example() -> Card:
-    """A hand-made card for the docs: a whale wearing a crown in a teacup."""
-    here = Placement(120, 120, 100)
-
-    def part(char: str, role: Role) -> Part:
-        return Part(char, role, cat.name_en(char), cat.name_ja(char), cat.reading_ja(char), here)
-
-    parts = (part("🐳", "subject"), part("🍵", "seat"), part("👑", "wearable"))
-    return Card(0, 0, parts, Backdrop("plain", "#ffffff", "#eeeeee"))
+    """A hand-made card for the docs: a whale wearing a crown."""
+    return from_plan(Plan("dressed", "dressed", "🐳", wearable="👑"), rng(0, "example"))

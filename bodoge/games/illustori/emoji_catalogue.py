@@ -1,18 +1,19 @@
 """The emoji Illustori's cards are drawn from, each with the role it can play in a scene.
 
 Only nameable, drawable things are here (animals, food, objects, vehicles,
-people-ish figures, weather, places): no flags, keycaps, symbols, skin-tone
-variants or text-like glyphs.  Every emoji is an OpenMoji drawing (CC BY-SA 4.0,
+people-ish figures, faces, weather, places, and a few marks that tell a
+scene's theme: 💤, ❤️, ❓): no flags, keycaps, skin-tone variants or
+text-like glyphs.  Every emoji is an OpenMoji drawing (CC BY-SA 4.0,
 see :data:`ATTRIBUTION`) and has a name in English and Japanese with a katakana
 reading, for bots and alt text.
 
-A scene casts emoji in five roles:
+The figures and the things around them come in four roles (other kinds of
+scene draw on the groups further down: faces, giants and tinies…):
 
 * :class:`Subject` – the main figure, drawn large (a whale, a cactus, a robot);
 * :class:`Wearable` – something on the subject's head, eyes, ear or neck;
 * :class:`Held` – something beside the subject, as if held;
 * :class:`Seat` – something the subject is in, on, riding or hanging from;
-* :class:`Scenery` – a sky or ground element behind everything.
 
 Coordinates are in the OpenMoji drawing's own 72×72 units (y grows downward);
 "head" boxes and seat points were read off the drawings.
@@ -41,15 +42,19 @@ import jaconv
 __all__ = [
     "ATTRIBUTION",
     "ATTRIBUTION_URL",
+    "DREAMS",
+    "FACES",
+    "GIANTS",
     "HELD",
     "LICENSE_URL",
-    "SCENERY",
     "SEATS",
+    "SHAPE_ITEMS",
     "SUBJECTS",
+    "THOUGHT",
+    "TINIES",
     "WEARABLES",
     "Box",
     "Held",
-    "Scenery",
     "Seat",
     "Subject",
     "Wearable",
@@ -60,9 +65,9 @@ __all__ = [
     "name_en",
     "name_ja",
     "openmoji_svg_path",
+    "plural_en",
     "reading_ja",
     "reading_of",
-    "scenery",
     "seat",
     "subject",
     "wearable",
@@ -148,14 +153,6 @@ class Seat:
     facing: Facing = "front"
     floor: float | None = None
     scale: float = 1.0
-
-
-@dataclass(frozen=True)
-class Scenery:
-    """Behind the scene, in a top corner (``sky``) or a bottom one (``ground``)."""
-
-    char: str
-    place: Literal["sky", "ground"]
 
 
 def _face(char: str, eyes_y: float, head: Box | None = None, eyes_x: float = 36) -> Subject:
@@ -344,17 +341,7 @@ HELD: tuple[Held, ...] = tuple(
 
 SEATS: tuple[Seat, ...] = (
     Seat("🍵", "in", (36, 20), 54, floor=48),
-    Seat("🛁", "in", (40, 34), 50, floor=54),
-    Seat("🧺", "in", (37, 27), 30, floor=54),
-    Seat("🛒", "in", (33, 18), 40, floor=44),
-    Seat("🍯", "in", (34, 10), 40, floor=40),
-    Seat("🛍️", "in", (36, 24), 40, floor=50),
-    Seat("👜", "in", (36, 27), 40, floor=48),
-    Seat("🥛", "in", (36, 28), 38, floor=54),
-    Seat("👢", "in", (30, 3), 34, floor=30),
-    Seat("🛏️", "in", (46, 30), 34, floor=44),
     Seat("🪺", "in", (37, 19), 44, floor=44),
-    Seat("🛸", "in", (36, 21), 32, floor=34),
     Seat("🛶", "in", (36, 26), 40, floor=36),
     Seat("☁️", "in", (38, 17), 44, floor=44),
     Seat("🚤", "ride", (30, 36), 28, "left"),
@@ -365,18 +352,15 @@ SEATS: tuple[Seat, ...] = (
     Seat("🥞", "on", (36, 22), 30),
     Seat("🎂", "on", (36, 16), 40),
     Seat("🛋️", "on", (30, 48), 34),
-    Seat("🪑", "on", (36, 40), 28, "right"),
     Seat("⚽", "on", (36, 4), 30, scale=1.5),
     Seat("🌍", "on", (36, 4), 30, scale=1.5),
     Seat("🛷", "ride", (46, 40), 36, "left"),
     Seat("🚀", "ride", (40, 38), 30, "right"),
     Seat("🚗", "ride", (38, 27), 28, "right"),
     Seat("🚲", "ride", (20, 19), 26, "right"),
-    Seat("🛴", "ride", (42, 46), 24, "left"),
     Seat("🛹", "ride", (36, 36), 36),
     Seat("🚂", "ride", (30, 28), 26, "left"),
     Seat("🐢", "ride", (40, 18), 30, "left"),
-    Seat("🍕", "ride", (36, 10), 34),
     Seat("🚒", "ride", (44, 22), 32, "left"),
     Seat("🚌", "ride", (40, 30), 36, "left"),
     Seat("🏍️", "ride", (46, 30), 26, "left"),
@@ -384,17 +368,34 @@ SEATS: tuple[Seat, ...] = (
     Seat("🐎", "ride", (34, 24), 30, "left"),
     Seat("🐌", "ride", (28, 25), 22, "right"),
     Seat("🦕", "ride", (36, 36), 24, "right"),
-    Seat("🪂", "hang", (36, 60), 26),
 )
 
-SCENERY: tuple[Scenery, ...] = (
-    *(Scenery(c, "sky") for c in ("☀️", "🌙", "🌈", "⭐", "☁️", "❄️", "⚡", "🪐", "🌠")),
-    *(
-        Scenery(c, "ground")
-        for c in ("🏔️", "🗻", "🌋", "🏰", "🏯", "🌳", "🌴", "🎄", "🌊", "🏠", "🎡", "🗼",
-                  "🌪️", "🏝️", "⛩️", "🎪")
-    ),
-)  # fmt: skip
+
+def _chars(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+#: Big faces with an expression: the ``face`` scenes' figures (see :mod:`.scenes`).
+FACES: tuple[str, ...] = _chars("😱 🥶 🥵 😋 😴 🤩 🥰 😡 😭 🤢 🤔 😳 🤧 🥳 🫠")
+
+#: Things that are small in life, drawn giant in the ``sizes`` scenes …
+GIANTS: tuple[str, ...] = _chars(
+    "🍓 🍒 🐜 🐞 🐌 🍄 🦷 🎲 🥚 🐭 🐹 🐤 🍩 🧁 🐝 🦋 🐛 🌰 🍋 🍙 🧀 🍎 🥔 🧄"
+)
+#: … beside things that are big in life, drawn tiny.
+TINIES: tuple[str, ...] = _chars("🐘 🐳 🦒 🦛 🦏 🏠 🏰 🗼 🚌 🚂 🦕 🦖 🐻 🐫 🚒 🦍 🗻 ⛩️")
+
+#: Things that read well many times over, in a heart, a star, a ring or a tower.
+SHAPE_ITEMS: tuple[str, ...] = _chars(
+    "🍓 🍒 🍎 🍋 🍩 🍪 🧁 🍬 🐤 🐞 🐟 🐸 🐷 🐱 🐶 🌸 🌻 🍄 🎈 🥚 🍙 🍣 🧀 🐝 🦋 🐌 🍑 🍅"
+)
+
+#: What a figure may dream of, in its thought bubble.
+DREAMS: tuple[str, ...] = _chars("🍰 🍕 🍣 🍔 🍩 🍦 🍙 💎 🏆 🎁 🚀 🏝️ 🌈 🐟 🦴 🍖 🏰 ⭐ 💰 🍉 🎠 🍭")
+
+#: The thought bubble of the ``dream`` scenes.
+THOUGHT = "💭"
+
 
 # Better picture names than the emoji package's where it names the emoji
 # rather than the thing ("dog face"), or reads a name wrongly:
@@ -476,6 +477,47 @@ _NAMES: dict[str, tuple[str, str, str]] = {
     "🌳": ("tree", "木", "キ"),
     "🌊": ("wave", "", ""),
     "⛩️": ("torii gate", "", ""),
+    # Faces are named for the look on them.
+    "😱": ("scared face", "こわがる顔", ""),
+    "🥶": ("cold face", "寒い顔", ""),
+    "🥵": ("hot face", "暑い顔", ""),
+    "😋": ("yummy face", "おいしそうな顔", ""),
+    "😴": ("sleeping face", "寝顔", ""),
+    "🤩": ("starry-eyed face", "キラキラの目", ""),
+    "🥰": ("loving face", "しあわせな顔", ""),
+    "😡": ("angry face", "怒った顔", ""),
+    "😭": ("crying face", "泣き顔", ""),
+    "🤢": ("sick face", "吐きそうな顔", ""),
+    "🤔": ("thinking face", "考える顔", ""),
+    "😳": ("blushing face", "赤い顔", ""),
+    "🤧": ("sneezing face", "くしゃみの顔", ""),
+    "🥳": ("party face", "パーティーの顔", ""),
+    "🫠": ("melting face", "溶ける顔", ""),
+    # Marks, named as people call them.
+    "❤️": ("heart", "ハート", ""),
+    "💕": ("hearts", "ハート", ""),
+    "💢": ("anger mark", "怒りマーク", "イカリマーク"),
+    "💬": ("speech bubble", "吹き出し", "フキダシ"),
+    "💭": ("thought bubble", "吹き出し", "フキダシ"),
+    "💤": ("zzz", "グーグー", ""),
+    "🎶": ("musical notes", "音符", ""),
+    "❓": ("question mark", "はてなマーク", "ハテナマーク"),
+    "❗": ("exclamation mark", "びっくりマーク", "ビックリマーク"),
+    "💦": ("sweat drops", "汗", "アセ"),
+    "🔥": ("fire", "炎", "ホノオ"),
+    "🚫": ("no sign", "禁止マーク", "キンシマーク"),
+    "🎨": ("palette", "パレット", ""),
+    "⛄": ("snowman", "雪だるま", ""),
+    "💝": ("heart gift", "ハートのプレゼント", ""),
+    "🦠": ("germ", "ばい菌", "バイキン"),
+    "📖": ("book", "本", "ホン"),
+    "💋": ("kiss", "キスマーク", ""),
+    "🎉": ("party popper", "クラッカー", ""),
+    "🦴": ("bone", "骨", "ホネ"),
+    "🍖": ("meat", "骨付き肉", "ホネツキニク"),
+    "💰": ("money bag", "お金", "オカネ"),
+    "🏝️": ("island", "島", "シマ"),
+    "🌈": ("rainbow", "虹", "ニジ"),
 }
 
 # English words that take no "a" (mass nouns, names) or "the".
@@ -572,6 +614,55 @@ def article_en(char: str) -> str:
     return "an" if name_en(char)[0].lower() in "aeiou" else "a"
 
 
+# English plurals the rules below would get wrong.
+_PLURALS: dict[str, str] = {
+    "🐭": "mice",
+    "🐑": "sheep",
+    "🐟": "fish",
+    "🪿": "geese",
+    "🎲": "dice",
+    "🦷": "teeth",
+    "🐺": "wolves",
+    "🧀": "cheeses",
+    "🍣": "sushi",
+    "🥦": "broccoli",
+    "🍮": "puddings",
+    "🐡": "blowfish",
+    "🦑": "squid",
+    "🐙": "octopuses",
+    "🦬": "bison",
+    "🥔": "potatoes",
+    "🍅": "tomatoes",
+    "🧟": "zombies",
+}
+
+
+@cache
+def plural_en(char: str) -> str:
+    """The English plural of the emoji's name (``penguins``, ``mice``, ``loaves of bread``).
+
+    >>> plural_en("🐧"), plural_en("🐭"), plural_en("🍒"), plural_en("🍞"), plural_en("🌵")
+    ('penguins', 'mice', 'cherries', 'loaves of bread', 'cactuses')
+    """
+    if char in _PLURALS:
+        return _PLURALS[char]
+    name = name_en(char)
+    head, of, rest = name.partition(" of ")
+    words = head.split()
+    last = words[-1]
+    if last.endswith("s") and not last.endswith(("ss", "us", "is")):
+        return name  # already a plural: cherries, goggles
+    if last.endswith(("s", "x", "z", "ch", "sh")):
+        last += "es"
+    elif last.endswith("y") and last[-2:-1] not in ("a", "e", "i", "o", "u"):
+        last = last[:-1] + "ies"
+    elif last.endswith("af"):
+        last = last[:-1] + "ves"
+    else:
+        last += "s"
+    return " ".join([*words[:-1], last]) + (of + rest if of else "")
+
+
 def hexcode(char: str) -> str:
     """OpenMoji's file name for an emoji: its code points in hex, joined by ``-``.
 
@@ -617,10 +708,15 @@ def content_box(char: str) -> Box:
 
 def all_chars() -> tuple[str, ...]:
     """Every emoji the catalogue uses, once each, in catalogue order."""
+    from bodoge.games.illustori.scenes import scene_chars
+
     seen: dict[str, None] = {}
-    for group in (SUBJECTS, WEARABLES, HELD, SEATS, SCENERY):
+    for group in (SUBJECTS, WEARABLES, HELD, SEATS):
         for item in group:
             seen.setdefault(item.char, None)
+    for chars in (FACES, GIANTS, TINIES, SHAPE_ITEMS, DREAMS, (THOUGHT,), scene_chars()):
+        for char in chars:
+            seen.setdefault(char, None)
     return tuple(seen)
 
 
@@ -633,7 +729,6 @@ def _index() -> dict[tuple[str, str], object]:
             ("wearable", WEARABLES),
             ("held", HELD),
             ("seat", SEATS),
-            ("scenery", SCENERY),
         )
         for item in group
     }
@@ -652,8 +747,3 @@ def wearable(char: str) -> Wearable:
 def seat(char: str) -> Seat:
     """The catalogue entry for a seat emoji."""
     return _index()["seat", char]  # type: ignore[return-value]
-
-
-def scenery(char: str) -> Scenery:
-    """The catalogue entry for a scenery emoji."""
-    return _index()["scenery", char]  # type: ignore[return-value]

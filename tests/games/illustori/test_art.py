@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import random
 import re
 import time
 import xml.etree.ElementTree as ET
@@ -13,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from bodoge.games.illustori import art, composition
+from bodoge.games.illustori import art, cards, composition
 from bodoge.games.illustori import emoji_catalogue as cat
 from bodoge.games.illustori.cards import card, deck
 
@@ -22,11 +23,14 @@ SVG = "{http://www.w3.org/2000/svg}"
 EVENT_HANDLER = re.compile(r"\son[a-z]+\s*=", re.IGNORECASE)
 
 
-def assert_safe(svg: str) -> None:
+def assert_safe(svg: str, prefix: str = "") -> None:
     assert "<script" not in svg.lower()
     assert not EVENT_HANDLER.search(svg)
     assert "javascript:" not in svg.lower()
-    assert "href" not in svg
+    # Only the card's own ids may be referred to (an emoji drawn many times).
+    hrefs = re.findall(r"href\s*=\s*\"([^\"]*)\"", svg)
+    assert svg.count("href") == len(hrefs)
+    assert all(prefix and h.startswith("#" + prefix) for h in hrefs), hrefs
     assert "<foreignObject" not in svg
     assert "<style" not in svg and "<image" not in svg
     for ref in re.findall(r"url\(([^)]*)\)", svg):
@@ -40,11 +44,13 @@ def test_card_svg_is_well_formed_and_safe(seed: int, number: int) -> None:
     root = ET.fromstring(svg)
     assert root.tag == f"{SVG}svg"
     assert root.get("viewBox") == "0 0 240 240"
-    assert_safe(svg)
-    # Every id is the card's own and unique; every reference points to one of them.
     ids = [e.get("id") for e in root.iter() if e.get("id")]
-    assert len(ids) == len(set(ids)) == 3
-    for ref in re.findall(r"url\(#([^)]*)\)", svg):
+    prefix = ids[0].removesuffix("bg")
+    assert_safe(svg, prefix)
+    # Every id is the card's own and unique; every reference points to one of them.
+    assert len(ids) == len(set(ids)) >= 3
+    assert all(i.startswith(prefix) for i in ids)
+    for ref in re.findall(r"url\(#([^)]*)\)", svg) + re.findall(r'href="#([^"]*)"', svg):
         assert ref in ids
 
 
@@ -79,6 +85,7 @@ def test_emoji_drawings_are_cleaned_of_anything_active(
     finally:
         art.emoji_markup.cache_clear()
     assert_safe(markup)
+    assert "href" not in markup
     assert "alert" not in markup and "style" not in markup and " id=" not in markup
     # The drawing itself survives.
     assert '<path d="M0 0L10 10" fill="#ff0000" />' in markup
@@ -139,15 +146,28 @@ def test_stored_emoji_boxes_match_the_drawings() -> None:
 
 def test_the_scene_fills_the_card_without_leaving_it() -> None:
     for c in deck(6, 120):
-        boxes = [p.place.box(cat.content_box(p.emoji)) for p in c.parts if p.role != "scenery"]
+        boxes = [p.place.box(cat.content_box(p.emoji)) for p in c.parts]
         x0 = min(b[0] for b in boxes)
         y0 = min(b[1] for b in boxes)
         x1 = max(b[2] for b in boxes)
         y1 = max(b[3] for b in boxes)
         assert x0 >= 0 and y0 >= 0 and x1 <= composition.CARD_SIZE and y1 <= composition.CARD_SIZE
-        # The group is big: it spans most of the card one way or the other
-        # (less with scenery, which takes a corner).
-        assert max(x1 - x0, y1 - y0) >= 0.7 * composition.CARD_SIZE
+        # The scene is big: it spans most of the card one way or the other.
+        assert max(x1 - x0, y1 - y0) >= 0.6 * composition.CARD_SIZE, (c.kind, c.names("en"))
+
+
+def test_every_setting_is_drawn_and_repeated_emoji_are_used_by_reference() -> None:
+    for key in composition.SKIES:
+        c = cards.from_plan(composition.Plan("setting", key, "🐱"), random.Random(3))
+        svg = art.card_svg(c)
+        assert svg.count("<") > 12, key  # the place's shapes, not only a gradient
+    crowd = cards.from_plan(composition.Plan("crowd", "swarm", "⚽"), random.Random(3))
+    svg = art.card_svg(crowd)
+    assert svg.count("<use ") == len(crowd.parts) >= 6
+    assert len(svg.encode()) < 20_000
+    ET.fromstring(svg)
+    png = art.render_png(svg, 100)
+    assert len(Image.open(io.BytesIO(png)).convert("RGB").getcolors(maxcolors=100_000) or []) > 50
 
 
 def test_contact_sheet_shows_every_card() -> None:
