@@ -6,20 +6,22 @@ the pictures.  It never sees another hand, and keeps nothing between calls.
 
 * **First word** — the giver names the turned-up card with a word the chain
   can go on from (no ん at the end, no same ends with that option).
-* **Turn** — the words it thinks of for each hand card (:mod:`.words`: names,
-  phrases of two parts, and names dressed up with the few modifiers and
-  suffixes that come to mind this turn) whose head links are checked with
-  :func:`~bodoge.games.illustori.shiritori.judge` under the table's bans; it
-  plays one that stands, preferring plain names to phrases and phrases to
-  dressed-up names.  When none stands it exchanges the half of its hand whose
-  words have the fewest usable endings.
-* **Vote** — OK when the word names something on the card (and, for a word
-  in kanji, its stated first and last kana can be how it reads), mostly NG
-  otherwise, with a little randomness.
+* **Turn** — the words it thinks of for each hand card (:mod:`.words`: the
+  names of the things on it, words of its scene — its place, mood, action —
+  short natural phrases joining them, and associations; every one a
+  dictionary word or phrase, none padded to reach a letter) whose head links
+  are checked with :func:`~bodoge.games.illustori.shiritori.judge` under the
+  table's bans; it plays one that stands.  When none stands it exchanges the
+  half of its hand whose words have the fewest usable endings, as a person
+  would.
+* **Vote** — OK when the word is apt (it names something on the card or says
+  what its scene is about; and, for a word in kanji, its stated first and
+  last kana can be how it reads), mostly OK when it is a loose but defensible
+  association, mostly NG when it has nothing to do with the card.
 * **Uploaded decks** — no names are known: plain words that link
   (:func:`.words.generic_words`) on any card, and every vote OK.
 
-Levels: ``easy`` thinks of few modifiers and suffixes (so it exchanges more),
+Levels: ``easy`` thinks of fewer words each turn (so it exchanges more),
 now and then forgets the ん and ban rules, and votes loosely; ``normal``
 thinks of more, never breaks a rule and votes with more sense.
 
@@ -40,33 +42,31 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 from bodoge.core.errors import BadOptions
 from bodoge.core.game import Bot, Seat
 from bodoge.core.values import JSON
 from bodoge.games.illustori import shiritori
-from bodoge.games.illustori.cards import card
+from bodoge.games.illustori.cards import Card, card
 from bodoge.games.illustori.moves import Exchange, FirstWord, IllustoriMove, PlayCard, Vote
 from bodoge.games.illustori.words import (
-    MODIFIERS_EN,
-    MODIFIERS_JA,
-    SUFFIXES_EN,
-    SUFFIXES_JA,
     Candidate,
     CardWords,
     card_words,
     generic_words,
     letter_key,
-    names_card,
+    next_letters,
+    openings,
     plausible_reading,
+    relation,
 )
 
 __all__ = [
     "BOT_LEVELS",
     "EasyBot",
     "IllustoriBot",
-    "Inspiration",
     "NormalBot",
     "Style",
     "Table",
@@ -74,62 +74,65 @@ __all__ = [
 ]
 
 
+#: A word after which fewer than this share of words could come is a dead end
+#: (in Japanese, one ending with る); one after which fewer than
+#: :data:`EASY_TAIL` could is a hard one.
+DEAD_END = 0.001
+EASY_TAIL = 0.006
+
+
 @dataclass(frozen=True)
 class Style:
     """How a level plays.
 
-    ``tiers`` weighs the choice of word tier (names, phrases, dressed-up names:
-    see :data:`~bodoge.games.illustori.words.TIERS`) among those that can be
-    played now.  A person does not think of every word at once: on a turn the
-    bot thinks of ``modifiers`` of the words that go before a name and
-    ``suffixes`` of those that go after it, drawn at random.  ``forget`` is
-    the chance that a turn's word is checked only for linking, not for the
+    ``tiers`` weighs the choice of word tier (names, scene words, phrases,
+    associations: see :data:`~bodoge.games.illustori.words.TIERS`) among those
+    that can be played now.  A person does not think of every word at once:
+    on a turn the bot thinks of the names on its cards and of a share
+    ``ideas`` of their other words, drawn at random.  ``forget`` is the
+    chance that a turn's word is checked only for linking, not for the
     penalties.  With ``keep_joints`` and the used-joint ban, a word that
     begins with a letter already used as a joint is preferred (it bans no
-    new ending).  A voter says OK with ``ok_named`` when the word names the
-    card and reads as stated, ``ok_misread`` when it names the card but the
-    stated kana cannot be its reading, ``ok_unnamed`` when it names nothing
-    on the card.
+    new ending); with ``easy_tails`` a word that leaves the next player an
+    easy letter is.  A voter says OK with ``ok_apt`` to an apt word that reads
+    as stated, ``ok_loose`` to a loose association, ``ok_misread`` to an apt
+    word whose stated kana cannot be its reading, and ``ok_none`` to a word
+    that has nothing to do with the card.
     """
 
-    tiers: tuple[float, float, float]
-    modifiers: int
-    suffixes: int
+    tiers: tuple[float, float, float, float]
+    ideas: float
     forget: float
     keep_joints: bool
-    ok_named: float
+    easy_tails: bool
+    ok_apt: float
+    ok_loose: float
     ok_misread: float
-    ok_unnamed: float
+    ok_none: float
 
 
 NORMAL = Style(
-    tiers=(6, 3, 1),
-    modifiers=16,
-    suffixes=8,
+    tiers=(3, 3, 3, 1),
+    ideas=0.8,
     forget=0.0,
     keep_joints=True,
-    ok_named=0.95,
+    easy_tails=True,
+    ok_apt=0.97,
+    ok_loose=0.8,
     ok_misread=0.15,
-    ok_unnamed=0.1,
+    ok_none=0.05,
 )
 EASY = Style(
-    tiers=(6, 3, 1),
-    modifiers=4,
-    suffixes=2,
+    tiers=(4, 2, 2, 1),
+    ideas=0.35,
     forget=0.2,
     keep_joints=False,
-    ok_named=0.85,
+    easy_tails=False,
+    ok_apt=0.9,
+    ok_loose=0.7,
     ok_misread=0.4,
-    ok_unnamed=0.3,
+    ok_none=0.25,
 )
-
-
-@dataclass(frozen=True)
-class Inspiration:
-    """The modifiers and suffixes a bot thinks of on one turn."""
-
-    modifiers: tuple[str, ...]
-    suffixes: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -143,6 +146,8 @@ class Table:
     previous: shiritori.Word | None
     heads: frozenset[str]
     deck_seed: int | None
+    deck_size: int = 0
+    gone: frozenset[int] = frozenset()
 
     @classmethod
     def from_view(cls, view: Mapping[str, JSON]) -> Table:
@@ -151,6 +156,9 @@ class Table:
         chain = view["chain"]
         last = chain[-1] if chain else None
         deck = view["deck"]
+        # An uploaded deck has pictures but no names to look up.
+        seed = deck["seed"] if deck["custom"] is None else None
+        gone = {w["card"] for w in chain}
         return cls(
             language=language,
             ban_same_ends=bool(options["ban_same_ends"]),
@@ -160,8 +168,9 @@ class Table:
             if last is None
             else shiritori.Word(last["word"], last["head"], last["tail"]),
             heads=frozenset(letter_key(h, language) for h in view["next_heads"]),
-            # An uploaded deck has pictures but no names to look up.
-            deck_seed=deck["seed"] if deck["custom"] is None else None,
+            deck_seed=seed,
+            deck_size=deck["size"],
+            gone=frozenset(gone),
         )
 
     def card_words(self, number: int) -> CardWords:
@@ -173,6 +182,21 @@ class Table:
     def links(self, word: Candidate) -> bool:
         """Whether the word may begin here (a quick look before the judge)."""
         return self.previous is None or letter_key(word.head, self.language) in self.heads
+
+    def stuck(self) -> bool:
+        """Whether no card in play has a word that links and stands: nobody can go on.
+
+        Then people stretch a point (see :meth:`IllustoriBot.turn`) and let
+        a loose word pass (see :meth:`IllustoriBot.vote`).  A table finds
+        this out as everyone exchanges round after round; the bot looks it up
+        from the cards not on the chain (the first to see it stretches).
+        """
+        return _stuck(self)
+
+    def openness(self, word: Candidate) -> float:
+        """The share of words that could follow ``word`` (see :func:`.words.openings`)."""
+        shares = openings(self.language, self.deck_seed is None)
+        return sum(shares.get(k, 0.0) for k in next_letters(word, self.language))
 
     def judge(self, word: Candidate) -> shiritori.Judgement:
         """The judge's verdict on ``word`` here, as the rules will give it."""
@@ -203,6 +227,20 @@ class Table:
         return verdict
 
 
+@lru_cache(maxsize=256)
+def _stuck(table: Table) -> bool:
+    # Cached: every seat asks the same of the same table, turn after turn.
+    if table.previous is None or table.deck_seed is None:
+        return False
+    for number in range(table.deck_size):
+        if number in table.gone:
+            continue
+        for word in card_words(table.deck_seed, number, table.language).phrases:
+            if table.links(word) and table.judge(word).ok:
+                return False
+    return True
+
+
 class IllustoriBot(Bot[IllustoriMove]):
     """A bot of one :class:`Style`."""
 
@@ -224,29 +262,21 @@ class IllustoriBot(Bot[IllustoriMove]):
 
     # -- naming cards -----------------------------------------------------------------------
 
-    def words(self, known: CardWords, table: Table, inspired: Inspiration) -> Iterator[Candidate]:
-        """The words the bot thinks of for a card this turn.
-
-        Names and phrases of its tiers, and names dressed up with this turn's
-        ideas: only modifiers that can begin the word are tried, and only
-        names that can begin it take a suffix.
-        """
+    def words(self, known: CardWords, rng: random.Random) -> Iterator[Candidate]:
+        """The words the bot thinks of for a card this turn: its names, and some of the rest."""
         weights = self.style.tiers
-        yield from (w for w in known.phrases if weights[w.tier] > 0)
-        if weights[2] > 0:
-            heads = table.heads if table.previous is not None else None
-            yield from known.dressed(inspired.modifiers, inspired.suffixes, heads)
+        for word in known.phrases:
+            if weights[word.tier] > 0 and (word.tier == 0 or rng.random() < self.style.ideas):
+                yield word
 
     def first_word(self, view: Mapping[str, JSON], table: Table, rng: random.Random) -> FirstWord:
         """Name the turned-up card with a word the chain can go on from."""
         known = table.card_words(view["first_card"])
         weights = self.style.tiers
-        # A name or phrase if one will do, else a dressed-up name, else a
-        # plain word: the first word is never voted on, but it must let the
-        # chain go on.
+        # A word of the card if one will do, else a plain word: the first word
+        # is never voted on, but it must let the chain go on.
         pools = (
             [w for w in known.phrases if weights[w.tier] > 0],
-            known.dressed(),
             generic_words(table.language).phrases,
         )
         for pool in pools:
@@ -264,32 +294,27 @@ class IllustoriBot(Bot[IllustoriMove]):
         if not hand:
             return None
         careless = rng.random() < self.style.forget
-        inspired = self.inspiration(table, rng)
         # On an uploaded deck every card takes the same words: look once.
         numbers = [rng.choice(hand)] if table.deck_seed is None else hand
         options = [
             (number, word)
             for number in numbers
-            for word in self.words(table.card_words(number), table, inspired)
+            for word in self.words(table.card_words(number), rng)
             if table.links(word)
         ]
         chosen = self._choose(options, table, rng, careless=careless)
+        if chosen is None and table.stuck():
+            # Nobody at the table can go on: as people do then, stretch a
+            # point and give one of the cards a plain word that links.
+            plain = generic_words(table.language).phrases
+            stretch = [(rng.choice(hand), w) for w in plain if table.links(w)]
+            chosen = self._choose(stretch, table, rng)
         if chosen is None:
             return Exchange(self.to_exchange(hand, table, rng))
         number, word = chosen
         assert number is not None
         head, tail = word.stated()
         return PlayCard(number, word.text, head, tail)
-
-    def inspiration(self, table: Table, rng: random.Random) -> Inspiration:
-        """The modifiers and suffixes the bot thinks of this turn."""
-        ja = table.language == "ja"
-        modifiers = MODIFIERS_JA if ja else MODIFIERS_EN
-        suffixes = SUFFIXES_JA if ja else SUFFIXES_EN
-        return Inspiration(
-            tuple(rng.sample(modifiers, min(self.style.modifiers, len(modifiers)))),
-            tuple(rng.sample(suffixes, min(self.style.suffixes, len(suffixes)))),
-        )
 
     def to_exchange(self, hand: Sequence[int], table: Table, rng: random.Random) -> tuple[int, ...]:
         """The cards to give back: the half of the hand with the fewest usable endings.
@@ -322,15 +347,32 @@ class IllustoriBot(Bot[IllustoriMove]):
         A tier is drawn by the style's weights among the tiers present, then
         its words are judged in random order until one stands (so each word
         that stands is equally likely); a tier with none is dropped and
-        another drawn.  ``careless`` lets a penalty stand too.
+        another drawn.  ``careless`` lets a penalty stand too.  Words that
+        leave a dead end (:data:`DEAD_END`) are tried last; a normal bot tries
+        words that leave an easy letter (:data:`EASY_TAIL`) first.
         """
-        groups = [list(options)]
+        # A word nobody could go on from (in Japanese, one ending with る)
+        # comes last: the table would be stuck.  A normal bot leaves the next
+        # player an easy letter when it can.
+        easy = EASY_TAIL if self.style.easy_tails else DEAD_END
+        follow = {id(o): table.openness(o[1]) for o in options}
+        groups = [
+            [o for o in options if follow[id(o)] >= easy],
+            [o for o in options if DEAD_END <= follow[id(o)] < easy],
+            [o for o in options if follow[id(o)] < DEAD_END],
+        ]
         if table.ban_used_joints and self.style.keep_joints and table.previous is not None:
             # A word beginning with a letter that is a joint already uses up
             # no new ending for the rest of the game.
             used = {letter_key(j, table.language) for j in table.used_joints}
-            keeping = [o for o in options if letter_key(o[1].head, table.language) in used]
-            groups = [keeping, [o for o in options if o not in keeping]]
+            groups = [
+                part
+                for group in groups
+                for part in (
+                    [o for o in group if letter_key(o[1].head, table.language) in used],
+                    [o for o in group if letter_key(o[1].head, table.language) not in used],
+                )
+            ]
         for group in groups:
             tiers = {
                 tier: [o for o in group if o[1].tier == tier] for tier in {o[1].tier for o in group}
@@ -349,25 +391,30 @@ class IllustoriBot(Bot[IllustoriMove]):
     # -- voting -----------------------------------------------------------------------------
 
     def vote(self, view: Mapping[str, JSON], table: Table, rng: random.Random) -> bool:
-        """OK for a word that names the card (read as stated), mostly NG otherwise."""
+        """OK for an apt word (read as stated), mostly for a loose one, mostly NG otherwise."""
         play = view["pending"]
         if table.deck_seed is None:
             return True  # nobody knows what an uploaded picture is called: trust the player
         shown = card(table.deck_seed, play["card"])
-        word = play["word"]
-        if not names_card(shown, word, table.language):
-            chance = self.style.ok_unnamed
-        elif table.language == "ja" and not plausible_reading(
-            shown, word, play["head"], play["tail"]
-        ):
-            chance = self.style.ok_misread
-        else:
-            chance = self.style.ok_named
+        chance = self.ok_chance(shown, play["word"], play["head"], play["tail"], table.language)
+        if chance == self.style.ok_none and table.stuck():
+            chance = self.style.ok_loose  # nobody could go on: a stretch is welcome
         return rng.random() < chance
+
+    def ok_chance(
+        self, shown: Card, word: str, head: str | None, tail: str | None, language: str
+    ) -> float:
+        """How likely this voter says OK to ``word`` on ``shown`` (see :class:`Style`)."""
+        how = relation(shown, word, language)
+        if not how:
+            return self.style.ok_none
+        if language == "ja" and not plausible_reading(shown, word, head, tail):
+            return self.style.ok_misread
+        return self.style.ok_apt if how == "apt" else self.style.ok_loose
 
 
 class NormalBot(IllustoriBot):
-    """Thinks of many words, never breaks a rule, votes with sense."""
+    """Thinks of most words, never breaks a rule, votes with sense."""
 
     level: ClassVar[str] = "normal"
     style: ClassVar[Style] = NORMAL

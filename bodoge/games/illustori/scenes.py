@@ -167,7 +167,7 @@ THEMES: tuple[Theme, ...] = (
     _t("crowd", "parade", "行列/行進/パレード", "parade/march/queue",
        "{name}の行列/{name}の行進/{name}のパレード",
        "{name} parade/{names} in a row/marching {names}"),
-    _t("crowd", "odd", "仲間はずれ/まぎれこみ/ひとりだけ", "odd one out/stranger/intruder",
+    _t("crowd", "odd", "仲間はずれ/まぎれこみ/ひとりぼっち", "odd one out/stranger/intruder",
        "仲間はずれの{other}/{name}の群れ/{name}の中の{other}",
        "odd {other}/{other} among {names}/lots of {names}"),
     # -- big faces: a feeling and what it is about ---------------------------------------
@@ -321,7 +321,7 @@ THEMES: tuple[Theme, ...] = (
        "giant {name}/huge {name}/big {name}/tiny {other}/little {other}"),
     _t("dressed", "dressed", "おしゃれ/おめかし/ファッション", "fancy/dressed up/fashion",
        "{other}の{name}/おしゃれな{name}", "{other} {name}/fancy {name}"),
-    _t("ride", "ride", "おでかけ/乗り物/移動", "ride/trip/journey",
+    _t("ride", "ride", "おでかけ/移動/旅行", "ride/trip/journey",
        "{other}の{name}/{name}のおでかけ", "{name} ride/{other} ride/{name} trip"),
 )  # fmt: skip
 

@@ -6,8 +6,12 @@ as at a table: each bot sees only its seat's view, every move goes through
 During a vote the voters are asked in a seeded random order.  With the vote
 limit on, the bots simply vote (in time): no clock runs here.
 
-:class:`GameRecord` counts what happened in one game; :class:`Tally` sums
-many, and :func:`summary_rows` says it in words for the command line.
+:class:`GameRecord` counts what happened in one game — and what the bots
+said: each word, whether it is a dictionary word or a natural phrase
+(:func:`.lexicon.wording`) and how it relates to its card
+(:func:`.words.relation`); :class:`Tally` sums many, and
+:func:`summary_rows` says it in words for the command line, with the share of
+natural words, the number of different words and a sample of them.
 
 >>> record = play_game({"players": 4}, seed=3)
 >>> record.finished, record.turns > 0, record.winners >= 1
@@ -16,6 +20,7 @@ many, and :func:`summary_rows` says it in words for the command line.
 
 from __future__ import annotations
 
+import random
 import statistics
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -36,10 +41,20 @@ from bodoge.games.illustori.events import (
     VoteResolved,
 )
 from bodoge.games.illustori.game import IllustoriGame
+from bodoge.games.illustori.lexicon import wording
 from bodoge.games.illustori.moves import Exchange, PlayCard
-from bodoge.games.illustori.words import names_card
+from bodoge.games.illustori.words import relation
 
-__all__ = ["GAME", "BotError", "GameRecord", "Tally", "play_game", "run_games", "summary_rows"]
+__all__ = [
+    "GAME",
+    "BotError",
+    "GameRecord",
+    "Tally",
+    "play_game",
+    "run_games",
+    "summary_rows",
+    "word_rows",
+]
 
 GAME = IllustoriGame()
 #: A game still running after this many moves is given up (and counted as unfinished).
@@ -68,9 +83,19 @@ class GameRecord:
     reshuffles: int = 0
     final_round: bool = False
     winners: int = 0
-    #: Words (first word included) that name something on their card; ``None`` for uploaded decks.
-    named: int | None = 0
-    words: int = 0
+    #: Words (first word included) by how they relate to their card: ``apt``,
+    #: ``loose`` or ``""``; empty for uploaded decks, whose pictures have no names.
+    relations: Counter[str] = field(default_factory=Counter)
+    #: Words by what they are: ``word`` (in the dictionary), ``phrase`` (a
+    #: natural phrase) or ``""`` (neither).
+    wordings: Counter[str] = field(default_factory=Counter)
+    #: Every word given, in order (the first word too).
+    said: list[str] = field(default_factory=list)
+
+    @property
+    def words(self) -> int:
+        """How many words were given (the first word too)."""
+        return len(self.said)
 
 
 def play_game(
@@ -90,7 +115,7 @@ def play_game(
     bots = [GAME.bot(levels[s % len(levels)]) for s in range(players)]
     rngs = [rng(seed, "bot", s) for s in range(players)]
     order = rng(seed, "order")
-    record = GameRecord(seed, players, named=None if opts.custom_deck else 0)
+    record = GameRecord(seed, players)
     deck_seed = state.deck_seed
     language = opts.language
     while GAME.result(state) is None:
@@ -117,11 +142,12 @@ def play_game(
 
 def _count(record: GameRecord, event: object, deck_seed: int | None, language: str) -> None:
     if isinstance(event, FirstWordGiven | CardPlayed):
-        record.words += 1
+        record.said.append(event.word)
+        record.wordings[wording(event.word, language)] += 1
         if isinstance(event, CardPlayed):
             record.plays += 1
-        if record.named is not None and deck_seed is not None:
-            record.named += names_card(card(deck_seed, event.card), event.word, language)
+        if deck_seed is not None:
+            record.relations[relation(card(deck_seed, event.card), event.word, language)] += 1
     elif isinstance(event, VoteResolved):
         if event.passed:
             record.passed += 1
@@ -211,8 +237,47 @@ def summary_rows(tally: Tally) -> list[tuple[str, str]]:
         ("final rounds", _rate(sum(1 for r in tally.records if r.final_round), games)),
         ("winners per game", ", ".join(f"{n}: {winners[n]}" for n in sorted(winners)) or "-"),
     ]  # fmt: skip
-    named = [r for r in tally.records if r.named is not None]
-    if named:
-        words = sum(r.words for r in named)
-        rows.append(("words naming their card", _rate(sum(r.named or 0 for r in named), words)))
+    return rows + word_rows(tally)
+
+
+#: How many words :func:`word_rows` shows as a sample.
+SAMPLE = 12
+
+
+def word_rows(tally: Tally, sample: int = SAMPLE) -> list[tuple[str, str]]:
+    """What the bots said: how natural, how varied, how apt, and a sample.
+
+    >>> tally = Tally()
+    >>> tally.add(play_game({"players": 3}, seed=3))
+    >>> rows = dict(word_rows(tally))
+    >>> list(rows)[:2]
+    ['dictionary words or natural phrases', 'different words']
+    """
+    words = tally.total(lambda r: r.words)
+    wordings = Counter[str]()
+    relations = Counter[str]()
+    for r in tally.records:
+        wordings.update(r.wordings)
+        relations.update(r.relations)
+    natural = wordings["word"] + wordings["phrase"]
+    different = sorted({w for r in tally.records for w in r.said})
+    rows = [
+        (
+            "dictionary words or natural phrases",
+            f"{_rate(natural, words)}: {wordings['word']:g} words, {wordings['phrase']:g} phrases",
+        ),
+        ("different words", f"{len(different):g} of {words:g} given"),
+    ]
+    judged = sum(relations.values())
+    if judged:
+        rows.append(
+            (
+                "words about their card",
+                f"apt {_rate(relations['apt'], judged)}, loose {_rate(relations['loose'], judged)}"
+                f", unrelated {_rate(relations[''], judged)}",
+            )
+        )
+    shown = random.Random(len(different)).sample(different, min(sample, len(different)))
+    rows.append(("a sample", "、".join(shown) if shown and not shown[0].isascii() else
+                 ", ".join(shown)))  # fmt: skip
     return rows

@@ -1,18 +1,26 @@
-"""Words for Illustori's bots: what a card can be called, and whether a word names a card.
+"""Words for Illustori's bots: what a person would call a card, and how a word relates to one.
 
-A generated card knows what it shows (:mod:`bodoge.games.illustori.cards`):
-each part has an English name, a Japanese name and its katakana reading.  From
-those this module builds every word a bot may give the card, each a
-:class:`Candidate` with its first and last letters, in three *tiers*:
+A generated card knows what it shows (:mod:`.cards`): the things on it, each
+with an English name, a Japanese name and its katakana reading, and its
+kind of scene and theme, with the words people use for them
+(:mod:`.scenes`).  From those this module builds the words a bot may give a
+card, each a :class:`Candidate` with its first and last letters, in four
+*tiers* (:data:`TIERS`):
 
-0. a part's name: ``潮吹きクジラ``, its last noun ``クジラ``, a name with kanji
-   in hiragana ``しおふきくじら``; ``spouting whale``, ``whale``;
-1. two parts together: ``王冠のクジラ``, ``しおふきくじらのおうかん``,
-   ``王冠をかぶったクジラ``, ``湯飲みに入ったクジラ``; ``whale wearing a crown``,
-   ``crown whale``, ``whale and teacup``;
-2. a name dressed up to reach another letter: a word before it that gives
-   the head (``ゆかいなクジラ``, ``jolly whale``) or a word after it that gives the
-   tail (``クジラたち``, ``クジラがいる``, ``whale party``).
+0. **names** of the things on it: ``潮吹きクジラ``, its last noun ``クジラ``,
+   ``しおふきくじら``; ``spouting whale``, ``whale``, ``penguins`` for a crowd;
+1. **scene words**: what the scene is about — its place, mood, action or
+   bond — ``夜空``, ``恐怖``, ``釣り``, ``親子``; ``night sky``, ``fishing``;
+2. **phrases** joining the two, as people say them: ``夜空のクジラ``,
+   ``こわいオバケ``, ``ネコの親子``, ``王冠をかぶったクジラ``; ``whale at night``,
+   ``scary ghost``, ``cat family``;
+3. **associations**: what the things on it bring to mind, from Unicode CLDR's
+   emoji keywords (:mod:`.annotations`): ``砂漠`` for a cactus, ``宇宙`` for a
+   rocket.
+
+Every word is looked up in the dictionary (:func:`.lexicon.known`: UniDic,
+or pyspellchecker's English list) and dropped if it is not there; nothing is
+padded with words that have nothing to do with the card.
 
 In Japanese a word that begins (ends) with kanji says its first (last) kana:
 :attr:`Candidate.head` and :attr:`Candidate.tail` are read from the parts'
@@ -20,24 +28,25 @@ readings (``王冠のクジラ`` begins with お), and :meth:`Candidate.stated` 
 what the move must state.
 
 Uploaded (custom) decks have no names: :func:`generic_words` gives plain
-words that reach every head letter (and dresses them up like names).
+words that reach every head letter.
 
-:func:`names_card` tells whether a word names something on a card (a voter's
-first question) and :func:`plausible_reading` whether a Japanese word's stated
-head and tail can be how it reads (the second).
+:func:`relation` tells how a word relates to a card — ``apt`` (it names
+something on it, or its scene), ``loose`` (an association), or not at all —
+which is a voter's first question; :func:`plausible_reading` whether a
+Japanese word's stated head and tail can be how it reads (the second).
 
 >>> from bodoge.games.illustori.cards import _example
 >>> whale = _example()
 >>> words = card_candidates(whale, "ja")
 >>> [c.text for c in words.phrases if c.tier == 0][:4]
 ['潮吹きクジラ', 'しおふきくじら', 'クジラ', '王冠']
->>> [c.text for c in words.dressed(["ゆかいな"], ["たち"], heads={"ゆ"})]
-['ゆかいな潮吹きクジラ', 'ゆかいなクジラ', 'ゆかいな王冠', 'ゆかいな湯飲み', '湯飲みたち']
+>>> [c.text for c in words.phrases if c.tier == 2][:3]
+['王冠の潮吹きクジラ', '王冠のクジラ', 'おしゃれな潮吹きクジラ']
 >>> w = next(c for c in words.phrases if c.text == "王冠のクジラ")
 >>> (w.head, w.tail, w.stated())
 ('お', 'ら', ('お', None))
->>> names_card(whale, "ゆかいなクジラ", "ja"), names_card(whale, "ひまわり", "ja")
-(True, False)
+>>> [relation(whale, word, "ja") for word in ("くじら", "王族", "ひまわり")]
+['apt', 'loose', '']
 >>> plausible_reading(whale, "王冠のクジラ", "お", "ら")
 True
 >>> plausible_reading(whale, "王冠", "き", "ん")
@@ -46,26 +55,25 @@ False
 
 from __future__ import annotations
 
+import re
 import threading
 import unicodedata
-from collections.abc import Collection, Iterable, Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
 import jaconv
 
 from bodoge.games.illustori import emoji_catalogue as cat
-from bodoge.games.illustori import kana
+from bodoge.games.illustori import kana, lexicon, scenes
+from bodoge.games.illustori.annotations import keywords
 from bodoge.games.illustori.cards import Card, Part, card
 from bodoge.games.illustori.rules import MAX_WORD
 
 __all__ = [
     "GENERIC_EN",
     "GENERIC_JA",
-    "MODIFIERS_EN",
-    "MODIFIERS_JA",
-    "SUFFIXES_EN",
-    "SUFFIXES_JA",
     "TIERS",
     "Candidate",
     "CardWords",
@@ -73,13 +81,15 @@ __all__ = [
     "card_words",
     "generic_words",
     "letter_key",
-    "names_card",
+    "next_letters",
+    "openings",
     "plausible_reading",
     "reading",
+    "relation",
 ]
 
-#: Names (0), two parts together (1), a name dressed up with another word (2).
-TIERS = (0, 1, 2)
+#: Names (0), scene words (1), phrases (2), associations (3).
+TIERS = (0, 1, 2, 3)
 
 # -- the vocabulary -------------------------------------------------------------------------
 
@@ -89,62 +99,25 @@ def _listed(text: str) -> tuple[str, ...]:
     return tuple(text.split())
 
 
-#: Words before a name that give it another head: one or two for every kana family.
-MODIFIERS_JA = _listed(
-    "あかるい あやしい いかした いじわるな うれしい うかれた えらい えがおの おおきな "
-    "おしゃれな かわいい かっこいい きらきらの きげんのいい くいしんぼうの ぐうたらな "
-    "げんきな けなげな こわい こまった さむそうな さびしい しあわせな じまんの "
-    "すてきな ずるい せのたかい ぜいたくな そぼくな そっくりな たのしい だいすきな "
-    "ちいさな ちゃめっけのある つよい つかれた てれやの でかい とくべつな どじな "
-    "なぞの なかよしの にこにこの にぎやかな ぬれた ぬくぬくの ねむそうな ねぼけた "
-    "のんきな のりのりの はずかしがりの ばかでかい ひまな びっくりした ふしぎな "
-    "ぶきみな へんな へとへとの ほがらかな ぼろぼろの まじめな まぼろしの みんなの "
-    "みどりの むかしの むてきの めずらしい めでたい もふもふの もりの やさしい "
-    "やんちゃな ゆかいな ゆめの よくばりな よわい らくちんな らんぼうな りっぱな "
-    "りりしい るんるんの るすばんの れいの れきしてきな ろまんちっくな ろうかの "
-    "わがままな わんぱくな"
-)
-
-#: Words after a name that give it another tail (never ん).
-SUFFIXES_JA = _listed(
-    "たち がいる だよ かも みたい のえ です さま のゆめ だらけ ごっこ まつり "
-    "のくに のうた のへや のさんぽ のひみつ のよる のおやこ のかお のおふろ のおどり "
-    "のすみか のしっぽ のせかい のはなし のかくれが のくせ のあたま のほね のきせつ "
-    "のむれ のうわさ のあくび のかぞく がきた のにおい のぬけがら のわすれもの のしわ "
-    "のふゆ のて のあしあと にあう のおなべ のきもち のあさ のぬりえ のまね のおへそ"
-)
-
 #: Plain words for cards nobody named (uploaded decks): every kana family as a head.
 GENERIC_JA = _listed(
-    "あさがお あひる あめ あたま いちご いす いるか いなずま うさぎ うみ うきわ "
-    "うた えのぐ えだ えんぴつ えがお おにぎり おばけ おもちゃ おどり かさ かめ "
-    "かえる かぼちゃ きつね きのこ きって きもの くじら くつ くるま くもり けむし "
-    "けいと けしごむ けむり こあら こま こたつ こおり さかな さる さくら さいふ "
+    "あさがお あひる あめ あたま いちご いす イルカ いなずま うさぎ うみ うきわ "
+    "うた えのぐ えだまめ えんぴつ えがお おにぎり おばけ おもちゃ おどり かがみ かめ "
+    "かえる かぼちゃ きつね きのこ きつつき きもの くじら くつ くるま くもり けむし "
+    "けいと けしごむ けむり コアラ こま こたつ こおり さかな さる さくら さいふ "
     "しか しまうま しっぽ しずく すいか すずめ すべりだい すいとう せみ せなか "
-    "せんぷうき せかい そら そり そよかぜ そうじき たこ たまご たいこ たぬき ちず "
+    "セーター せかい そら そり そよかぜ そうじき たこ たまご たいこ たぬき ちず "
     "ちくわ ちりとり ちょうちょ つき つくえ つばめ つらら てがみ てぶくろ "
-    "てるてるぼうず てつぼう とけい とまと とり とんぼ なす なべ なわとび なみだ "
-    "にじ にもつ にわとり にく ぬいぐるみ ぬりえ ぬま ぬの ねこ ねずみ ねぎ ねじ "
-    "のり のこぎり のはら のど はさみ はな はち はっぱ ひよこ ひまわり ひこうき "
+    "テント てつぼう とけい トマト とり とんぼ なす なべ なわとび なみだ "
+    "にじ にもつ にわとり にく ぬいぐるみ ぬりえ ぬま ぬけがら ねこ ねずみ ねぎ ねじ "
+    "のり のこぎり のはら のど はさみ はな はち はっぱ ひよこ ひまわり ひばり "
     "ひつじ ふね ふくろう ふえ ふた へび へや へそ へちま ほし ほうき ほたる ほね "
     "まくら まど まり まつり みず みみ みつばち みどり むし むぎ むら むかで "
-    "めがね めだか めいろ めざまし もも もち もぐら もみじ やま やさい やぎ やね "
-    "ゆき ゆめ ゆび ゆかた よる よっと よろい ようかい らっぱ らくだ らっこ "
-    "らくがき りす りゅう りか りょうり るびい るうぺ るり るす れいぞうこ れたす "
-    "れえす れっしゃ ろうそく ろけっと ろば ろぼっと わに わた わなげ わかめ"
+    "めがね めだか めいろ めざまし もも もち もぐら もみじ やま やさい やぎ やまびこ "
+    "ゆき ゆめ ゆび ゆかた よる ヨット よろい ようかい らっぱ らくだ ラッコ "
+    "らくがき りす りゅう りか りょうり ルビー ルーペ るり るす れいぞうこ レタス "
+    "レース れっしゃ ろうそく ロケット ろば ロボット わに わた わなげ わかめ"
 )
-
-#: English words before a name: every letter a-z as a head.
-MODIFIERS_EN = _listed(
-    "angry big cute dizzy eager funny giant happy icy jolly kind lucky magic noisy odd proud "
-    "quiet royal sleepy tiny ugly vain wild x-ray young zany"
-)
-
-#: English words after a name that give it other last letters.
-SUFFIXES_EN = (
-    "party", "time", "dreams", "again", "at night", "club", "parade", "family", "show", "land",
-    "world", "magic", "hero", "quiz", "nap", "picnic", "song", "ahoy", "fever", "alert",
-)  # fmt: skip
 
 #: Plain English words for cards nobody named.
 GENERIC_EN = _listed(
@@ -159,14 +132,28 @@ GENERIC_EN = _listed(
 )
 
 # Small words that name nothing on a card ("loaf of bread": loaf and bread do).
-_STOP_EN = frozenset({"and", "the", "with", "for", "from"})
+_STOP_EN = frozenset({"and", "the", "with", "for", "from", "one", "of"})
 
-# Japanese particles and verbs that join two names in tier 1.
+# CLDR keywords too general to say anything about a card (an animal, a face).
+_VAGUE = frozenset(
+    {
+        "animal", "face", "nature", "object", "symbol", "man", "woman", "person", "people",
+        "clothing", "clothes", "food", "comic", "other", "mark", "sign", "thing", "red",
+        "動物", "顔", "記号", "マーク", "マンガ", "人", "食べ物", "植物", "衣類", "乗り物",
+        "飲み物", "天気", "スポーツ", "その他", "生き物", "赤", "青", "白", "黒", "約物",
+        "記号類",
+    }
+)  # fmt: skip
+
+# Japanese particles and verbs that join two names in a phrase.
 _SEAT_TA = {"in": "に入った", "on": "に乗った", "ride": "に乗った", "hang": "にぶら下がった"}
 _SEAT_EN = {"in": "in", "on": "on", "ride": "riding", "hang": "hanging from"}
 
 # fugashi's tagger is one MeCab instance; the server may run bots in threads.
 _TAGGER = threading.Lock()
+
+
+# -- readings, forms and candidates ----------------------------------------------------------
 
 
 def reading(text: str) -> str:
@@ -177,9 +164,6 @@ def reading(text: str) -> str:
     """
     with _TAGGER:
         return cat.reading_of(text)
-
-
-# -- forms and candidates -------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -202,9 +186,8 @@ class Candidate:
     """A word a bot may give a card.
 
     ``head``/``tail`` are its first and last letters (hiragana, or a-z in
-    English) as the word reads, ``tier`` how far it strays from a plain name
-    (see :data:`TIERS`), ``affix`` the modifier or suffix that dresses a name up
-    (tier 2).
+    English) as the word reads, ``tier`` what kind of word it is (see
+    :data:`TIERS`).
     """
 
     text: str
@@ -213,7 +196,6 @@ class Candidate:
     tier: int
     own_head: bool = True
     own_tail: bool = True
-    affix: str = ""
 
     def stated(self) -> tuple[str | None, str | None]:
         """The head and tail a move must state: only those the word does not show itself."""
@@ -233,15 +215,16 @@ def letter_key(letter: str, language: str) -> str:
     return key if key is not None else letter
 
 
-def _join(forms: Iterable[Form], tier: int, affix: str = "") -> Candidate | None:
+def _join(forms: Iterable[Form], tier: int) -> Candidate | None:
     forms = list(forms)
     text = "".join(f.text for f in forms)
-    if len(text) > MAX_WORD:
-        return None
     first, last = forms[0], forms[-1]
-    return Candidate(text, first.head, last.tail, tier, first.own_head, last.own_tail, affix)
+    if len(text) > MAX_WORD or not first.head or not last.tail:
+        return None
+    return Candidate(text, first.head, last.tail, tier, first.own_head, last.own_tail)
 
 
+@lru_cache(maxsize=16384)
 def _kana_form(text: str, spoken: str | None = None) -> Form | None:
     """A Japanese form whose missing ends are read from ``spoken`` (katakana or hiragana)."""
     own_head, own_tail = kana.first(text), kana.last(text)
@@ -314,6 +297,7 @@ def _forms_ja(char: str) -> tuple[Form, ...]:
     return _unique(f for f in found if f is not None)
 
 
+@lru_cache(maxsize=16384)
 def _english_form(text: str) -> Form | None:
     letters = [c for c in unicodedata.normalize("NFKD", text).casefold() if "a" <= c <= "z"]
     return Form(text, letters[0], letters[-1]) if letters else None
@@ -345,28 +329,14 @@ def _unique(forms: Iterable[Form]) -> tuple[Form, ...]:
     return tuple(seen.values())
 
 
-def _phrases_ja(parts: tuple[Part, ...]) -> Iterator[Candidate | None]:
-    """Tiers 0 and 1 in Japanese: names, ``AのB`` and ``A[をかぶった]S``."""
-    forms = {p.emoji: _forms_ja(p.emoji) for p in parts}
-    spelled = {c: tuple(f for f in fs if _hiragana(f.text)) for c, fs in forms.items()}
-    no = _plain("の")
-    for part in parts:
-        for form in forms[part.emoji]:
-            yield _join([form], 0)
-    for a in parts:
-        for b in parts:
-            if a is b:
-                continue
-            for x in _written(forms[a.emoji]):
-                for y in _written(forms[b.emoji]):
-                    yield _join([x, no, y], 1)
-            for x in spelled[a.emoji]:
-                for y in spelled[b.emoji]:
-                    yield _join([x, no, y], 1)
-            if b.role == "subject":
-                for x in _written(forms[a.emoji]):
-                    for y in _written(forms[b.emoji]):
-                        yield _join([x, _plain(_verb_ja(a)), y], 1)
+@lru_cache(maxsize=16384)
+def _text_form(text: str, language: str) -> Form | None:
+    """A word or a piece of a phrase frame, with the letters it begins and ends with."""
+    if language == "en":
+        return _english_form(text) or Form(text, "", "")
+    if _is_kana(text):
+        return _kana_form(text)
+    return _kana_form(text, reading(text)) or Form(text, "", "")
 
 
 def _written(forms: tuple[Form, ...]) -> tuple[Form, ...]:
@@ -378,52 +348,6 @@ def _hiragana(text: str) -> bool:
     return all("\u3041" <= c <= "\u309f" or c == "ー" for c in text)
 
 
-def _verb_ja(part: Part) -> str:
-    """How a companion goes with the subject: 王冠[をかぶった]クジラ, 湯飲み[に入った]クジラ."""
-    if part.role == "wearable":
-        return cat.wearable(part.emoji).verb[2]
-    if part.role == "held":
-        return "を持った"
-    if part.role == "seat":
-        return _SEAT_TA[cat.seat(part.emoji).mode]
-    return "とならんだ"  # scenery: "standing with"
-
-
-def _phrases_en(parts: tuple[Part, ...]) -> Iterator[Candidate | None]:
-    """Tiers 0 and 1 in English: names, ``crown whale``, ``whale and crown``, ``whale in a cup``."""
-    forms = {p.emoji: _forms_en(p.emoji) for p in parts}
-    space, also = _plain(" "), _plain(" and ")
-    for part in parts:
-        for form in forms[part.emoji]:
-            yield _join([form], 0)
-    subject = next(p for p in parts if p.role == "subject")
-    for a in parts:
-        for b in parts:
-            if a is b:
-                continue
-            for x in forms[a.emoji]:
-                for y in forms[b.emoji]:
-                    yield _join([x, space, y], 1)
-                    yield _join([x, also, y], 1)
-        if a is not subject:
-            for s in forms[subject.emoji]:
-                yield _join([s, _plain(_verb_en(a))], 1)
-
-
-def _verb_en(part: Part) -> str:
-    """`` wearing a crown``, `` riding a bus``, `` with a rainbow behind``."""
-    thing = cat.name_en(part.emoji)
-    article = cat.article_en(part.emoji)
-    thing = f"{article} {thing}" if article else thing
-    if part.role == "wearable":
-        return f" {cat.wearable(part.emoji).verb[0]} {thing}"
-    if part.role == "held":
-        return f" holding {thing}"
-    if part.role == "seat":
-        return f" {_SEAT_EN[cat.seat(part.emoji).mode]} {thing}"
-    return f" with {thing} behind"
-
-
 def _unique_words(words: Iterable[Candidate | None]) -> tuple[Candidate, ...]:
     seen: dict[str, Candidate] = {}
     for word in words:
@@ -432,65 +356,153 @@ def _unique_words(words: Iterable[Candidate | None]) -> tuple[Candidate, ...]:
     return tuple(seen.values())
 
 
+# -- the words of a card --------------------------------------------------------------------
+
+_SLOT = re.compile(r"\{(name|names|other)\}")
+
+
+def _frame(frame: str, slots: dict[str, tuple[Form, ...]], language: str) -> Iterator[Candidate]:
+    """The phrases a frame makes, its slots filled with every form of their names."""
+    options: list[tuple[Form, ...]] = []
+    # Split by the slots: plain text, a slot's name, plain text, … (odd places hold slots).
+    for i, piece in enumerate(_SLOT.split(frame)):
+        if i % 2:
+            options.append(slots.get(piece, ()))
+        elif piece:
+            form = _text_form(piece, language)
+            options.append((form,) if form is not None else ())
+    if not all(options):
+        return
+    for chosen in _product(options):
+        word = _join(chosen, 2)
+        if word is not None:
+            yield word
+
+
+def _product(options: list[tuple[Form, ...]]) -> Iterator[tuple[Form, ...]]:
+    if not options:
+        yield ()
+        return
+    for first in options[0]:
+        for rest in _product(options[1:]):
+            yield (first, *rest)
+
+
+def _other(shown: Card) -> Part | None:
+    """The second thing a phrase may name: a partner, what a face fears, what is worn."""
+    for role in ("other", "wearable", "held", "seat"):
+        if (part := shown.part(role)) is not None:  # type: ignore[arg-type]
+            return part
+    if shown.kind == "doing":
+        return shown.part("mark")
+    return None
+
+
+def _scene_words(shown: Card, language: str) -> tuple[str, ...]:
+    found = list(shown.scene.words[language])
+    # A frame without a slot is a phrase of the scene's own (ねむい夜, sweet dreams).
+    found += [f for f in shown.scene.frames[language] if not _SLOT.search(f)]
+    if (seat := shown.part("seat")) is not None:
+        found += scenes.SEAT_WORDS.get(seat.emoji, {}).get(language, ())
+    return tuple(dict.fromkeys(found))
+
+
+def _associations(shown: Card, language: str) -> tuple[str, ...]:
+    """CLDR's keywords for the things on the card, less their names and the vague ones."""
+    names = {n.casefold() for p in shown.things() for n in (p.name_en, p.name_ja, p.reading_ja)}
+    found = []
+    for part in shown.things():
+        for word in keywords(part.emoji, language):
+            if word.casefold() in names or word in _VAGUE or len(word) < 2:
+                continue
+            if language == "en" and (len(word) < 3 or not lexicon.wording(word, "en")):
+                continue  # "af", "bday": slang a player would not vouch for
+            found.append(word)
+    return tuple(dict.fromkeys(found))
+
+
+def _candidates(shown: Card, language: str) -> Iterator[Candidate | None]:
+    ja = language == "ja"
+    forms = _forms_ja if ja else _forms_en
+    things = shown.things()
+    for part in things:
+        for form in forms(part.emoji):
+            yield _join([form], 0)
+    subject = shown.subject
+    if not ja and shown.kind in ("crowd", "shape"):
+        yield _join([_text_form(cat.plural_en(subject.emoji), "en")], 0)  # type: ignore[list-item]
+    for word in _scene_words(shown, language):
+        if (form := _text_form(word, language)) is not None:
+            yield _join([form], 1)
+    written = (lambda e: _written(_forms_ja(e))) if ja else _forms_en
+    slots: dict[str, tuple[Form, ...]] = {"name": written(subject.emoji)}
+    if (other := _other(shown)) is not None:
+        slots["other"] = written(other.emoji)
+    if not ja:
+        plural = _english_form(cat.plural_en(subject.emoji))
+        slots["names"] = (plural,) if plural is not None else ()
+    for frame in shown.scene.frames[language]:
+        if _SLOT.search(frame) and all(s in slots for s in _SLOT.findall(frame)):
+            yield from _frame(frame, slots, language)
+    if shown.kind in ("dressed", "ride"):
+        yield from _verb_phrases(shown, language)
+    for word in _associations(shown, language):
+        if (form := _text_form(word, language)) is not None:
+            yield _join([form], 3)
+
+
+def _verb_phrases(shown: Card, language: str) -> Iterator[Candidate | None]:
+    """``王冠をかぶったクジラ``, ``whale wearing a crown``, ``cat riding a bus``."""
+    thing = next((p for p in shown.parts if p.role in ("wearable", "held", "seat")), None)
+    if thing is None:
+        return
+    if language == "ja":
+        verb = _plain(_verb_ja(thing))
+        for x in _written(_forms_ja(thing.emoji)):
+            for y in _written(_forms_ja(shown.subject.emoji)):
+                yield _join([x, verb, y], 2)
+    else:
+        for s in _forms_en(shown.subject.emoji):
+            yield _join([s, _plain(_verb_en(thing))], 2)
+
+
+def _verb_ja(part: Part) -> str:
+    """How a companion goes with the subject: 王冠[をかぶった]クジラ, 湯飲み[に入った]クジラ."""
+    if part.role == "wearable":
+        return cat.wearable(part.emoji).verb[2]
+    if part.role == "held":
+        return "を持った"
+    return _SEAT_TA[cat.seat(part.emoji).mode]
+
+
+def _verb_en(part: Part) -> str:
+    """`` wearing a crown``, `` holding a balloon``, `` riding a bus``."""
+    name = cat.name_en(part.emoji)
+    article = cat.article_en(part.emoji)
+    thing = f"{article} {name}" if article else name
+    if part.role == "wearable":
+        return f" {cat.wearable(part.emoji).verb[0]} {thing}"
+    if part.role == "held":
+        return f" holding {thing}"
+    return f" {_SEAT_EN[cat.seat(part.emoji).mode]} {thing}"
+
+
 @dataclass(frozen=True)
 class CardWords:
-    """The words a bot knows for one card.
-
-    ``phrases`` holds tiers 0 and 1; the dressed-up names of tier 2 (some
-    hundred a card) are made on demand by :meth:`dressed`, for the modifiers
-    and suffixes a bot thinks of and the heads it needs.
-    """
+    """The words a bot knows for one card: ``phrases`` holds every tier (see :data:`TIERS`)."""
 
     language: str
     phrases: tuple[Candidate, ...]
-    names: tuple[Form, ...]
 
-    def dressed(
-        self,
-        modifiers: Iterable[str] | None = None,
-        suffixes: Iterable[str] | None = None,
-        heads: Collection[str] | None = None,
-    ) -> Iterator[Candidate]:
-        """Tier 2: ``modifier + name`` and ``name + suffix`` (all of them by default).
-
-        ``heads`` (letter keys, see :func:`letter_key`) keeps only words that begin so.
-        """
-        ja = self.language == "ja"
-        modifiers = (MODIFIERS_JA if ja else MODIFIERS_EN) if modifiers is None else modifiers
-        suffixes = (SUFFIXES_JA if ja else SUFFIXES_EN) if suffixes is None else suffixes
-        gap = "" if ja else " "
-
-        def begins(form: Form) -> bool:
-            return heads is None or letter_key(form.head, self.language) in heads
-
-        for modifier in modifiers:
-            before = _plain(modifier + gap)
-            if begins(before):
-                for name in self.names:
-                    if (word := _join([before, name], 2, modifier)) is not None:
-                        yield word
-        names = [name for name in self.names if begins(name)]
-        for suffix in suffixes if names else ():
-            after = _plain(gap + suffix)
-            for name in names:
-                if (word := _join([name, after], 2, suffix)) is not None:
-                    yield word
-
-    def all(self) -> tuple[Candidate, ...]:
-        """Every word of every tier, each text once."""
-        return _unique_words([*self.phrases, *self.dressed()])
+    def tier(self, tier: int) -> tuple[Candidate, ...]:
+        """The words of one tier."""
+        return tuple(w for w in self.phrases if w.tier == tier)
 
 
 def card_candidates(shown: Card, language: str) -> CardWords:
-    """The words a bot may give ``shown``."""
-    parts = shown.reading_order()
-    if language == "ja":
-        phrases = _unique_words(_phrases_ja(parts))
-        names = _unique(f for p in parts for f in _written(_forms_ja(p.emoji)))
-    else:
-        phrases = _unique_words(_phrases_en(parts))
-        names = _unique(f for p in parts for f in _forms_en(p.emoji))
-    return CardWords(language, phrases, names)
+    """The words a bot may give ``shown``: every tier, each a dictionary word or phrase."""
+    found = _unique_words(_candidates(shown, language))
+    return CardWords(language, tuple(w for w in found if lexicon.known(w.text, language)))
 
 
 @lru_cache(maxsize=1024)
@@ -499,17 +511,61 @@ def card_words(deck_seed: int, number: int, language: str) -> CardWords:
     return card_candidates(card(deck_seed, number), language)
 
 
+#: The decks whose words tell how many words begin with each letter (see :func:`openings`).
+REFERENCE_DECKS = range(4)
+
+
+@cache
+def openings(language: str, custom: bool = False) -> dict[str, float]:
+    """The share of the bots' words that begin with each letter (its :func:`letter_key`).
+
+    Counted over the words of the cards of :data:`REFERENCE_DECKS` (or the
+    plain words of uploaded decks, with ``custom``): what a player knows of
+    their language, that hardly a word begins with る (while ボール and 寝る
+    end with it) and many with か.
+
+    >>> ja = openings("ja")
+    >>> ja["か"] > 0.02 and ja.get("る", 0) < 0.001
+    True
+    """
+    if custom:
+        words: Iterable[Candidate] = generic_words(language).phrases
+    else:
+        words = (
+            w
+            for seed in REFERENCE_DECKS
+            for number in range(60)
+            for w in card_words(seed, number, language).phrases
+        )
+    counts = Counter(letter_key(w.head, language) for w in words)
+    total = counts.total()
+    return {key: n / total for key, n in counts.items()}
+
+
+def next_letters(word: Candidate, language: str) -> frozenset[str]:
+    """The letters (keys) the word after ``word`` may begin with.
+
+    >>> sorted(next_letters(Candidate("cat", "c", "t", 0), "en"))
+    ['a', 't']
+    """
+    if language == "en":
+        letters = [
+            c for c in unicodedata.normalize("NFKD", word.text).casefold() if "a" <= c <= "z"
+        ]
+        return frozenset(letters[-2:])
+    return frozenset({letter_key(word.tail, language)})
+
+
 @cache
 def generic_words(language: str) -> CardWords:
-    """Words for a card whose picture has no known name: plain words (tier 0), dressed up too.
+    """Words for a card whose picture has no known name: plain words (tier 0).
 
     >>> plain = generic_words("ja").phrases
     >>> {letter_key(c.head, "ja") for c in plain} >= set("あかさたなはまやらわ")
     True
     """
     words = GENERIC_JA if language == "ja" else GENERIC_EN
-    forms = tuple(_plain(w) for w in words)
-    return CardWords(language, tuple(c for f in forms if (c := _join([f], 0))), forms)
+    return CardWords(language, tuple(c for w in words if (c := _join([_plain(w)], 0))))
 
 
 # -- judging a word against a card --------------------------------------------------------
@@ -552,22 +608,68 @@ def _word_texts(word: str, language: str) -> tuple[str, ...]:
     return (_folded(word), _folded(reading(word)))
 
 
-def names_card(shown: Card, word: str, language: str) -> bool:
-    """Whether ``word`` names something on the card: a part's name, reading or emoji.
+@cache
+def _scene_keys(kind: str, theme: str, seat: str | None, language: str) -> tuple[str, ...]:
+    """What shows that a word is about the scene: its words, folded, two letters or more."""
+    words = list(scenes.theme(kind, theme).words[language])
+    words += [f for f in scenes.theme(kind, theme).frames[language] if not _SLOT.search(f)]
+    if seat is not None:
+        words += scenes.SEAT_WORDS.get(seat, {}).get(language, ())
+    return _fold_keys(words, language)
 
+
+@cache
+def _association_keys(chars: tuple[str, ...], language: str) -> tuple[str, ...]:
+    found = [w for c in chars for w in keywords(c, language) if w not in _VAGUE]
+    return _fold_keys(found, language)
+
+
+def _fold_keys(words: Iterable[str], language: str) -> tuple[str, ...]:
+    if language == "en":
+        return tuple(dict.fromkeys(w.casefold() for w in words if len(w) >= 3))
+    keys = []
+    for word in words:
+        for text in (word, reading(word)):
+            folded = _folded(text)
+            if len(folded) >= 2 or not _is_kana(folded):
+                keys.append(folded)
+    return tuple(dict.fromkeys(keys))
+
+
+def _found(keys: Iterable[str], texts: Sequence[str], language: str) -> bool:
+    if language == "en":
+        # Whole words only ("cat" is not in "catalogue"), a plural allowed.
+        return any(re.search(rf"\b{re.escape(k)}(?:e?s)?\b", texts[0]) for k in keys)
+    return any(key in text for key in keys for text in texts)
+
+
+def relation(shown: Card, word: str, language: str) -> str:
+    """How ``word`` relates to the card: ``"apt"``, ``"loose"`` or ``""`` (not at all).
+
+    *Apt*: it names something on the card (a name, its reading or last noun,
+    or the emoji itself) or says what the scene is about (a word of its
+    theme: its place, mood, action or bond).  *Loose*: it holds one of the
+    things' CLDR keywords, a defensible association (``砂漠`` for a cactus).
     In Japanese the word's own reading counts too (``くじら`` and ``鯨`` both
-    name a whale); in English any main word of a part's name does (``bread``
-    for a loaf of bread).
+    name a whale); in English any main word of a name does (``bread`` for a
+    loaf of bread).
     """
     texts = _word_texts(word, language)
     stripped = {text.strip() for text in texts}
-    for part in shown.parts:
+    for part in shown.things():
         if part.emoji in word:
-            return True
+            return "apt"
         inside, whole = _keys(part.emoji, language)
-        if any(key in text for key in inside for text in texts) or stripped & set(whole):
-            return True
-    return False
+        if stripped & set(whole) or _found(inside, texts, language):
+            return "apt"
+    seat = shown.part("seat")
+    scene = _scene_keys(shown.kind, shown.theme, seat.emoji if seat else None, language)
+    if _found(scene, texts, language):
+        return "apt"
+    chars = tuple(p.emoji for p in shown.things())
+    if _found(_association_keys(chars, language), texts, language):
+        return "loose"
+    return ""
 
 
 def plausible_reading(shown: Card, word: str, head: str | None, tail: str | None) -> bool:

@@ -13,7 +13,14 @@ from bodoge.games.illustori import selfplay
 from bodoge.games.illustori.bots import NormalBot
 from bodoge.games.illustori.cli import run_deck, run_selfplay
 from bodoge.games.illustori.moves import IllustoriMove, PlayCard
-from bodoge.games.illustori.selfplay import BotError, Tally, play_game, run_games, summary_rows
+from bodoge.games.illustori.selfplay import (
+    BotError,
+    Tally,
+    play_game,
+    run_games,
+    summary_rows,
+    word_rows,
+)
 
 
 def test_records_add_up() -> None:
@@ -86,7 +93,10 @@ def test_summary_names_every_rule() -> None:
         "reshuffles",
         "final rounds",
         "winners per game",
-        "words naming their card",
+        "dictionary words or natural phrases",
+        "different words",
+        "words about their card",
+        "a sample",
     ):
         assert what in rows
     assert rows["games"] == "2 (2 finished, 0 given up)"
@@ -120,3 +130,30 @@ def test_the_command_takes_options_and_refuses_bad_ones(
         parser.parse_args(["illustori", "selfplay", "--options", "novalue"])
     # The deck tool is still there beside it.
     assert parser.parse_args(["illustori", "deck", "--out", "cards"]).func is run_deck
+
+
+def test_the_bots_words_are_natural_and_varied() -> None:
+    """The goal of issue 17: at least 95% dictionary words or natural phrases."""
+    tally = Tally()
+    for record in run_games({"players": 5}, 12, seed=17):
+        tally.add(record)
+    for record in run_games({"players": 5, "language": "en"}, 12, seed=17):
+        tally.add(record)
+    words = tally.total(lambda r: r.words)
+    natural = tally.total(lambda r: r.wordings["word"] + r.wordings["phrase"])
+    assert natural >= 0.95 * words
+    unrelated = tally.total(lambda r: r.relations[""])
+    assert unrelated <= 0.1 * words  # only stretches when the whole table is stuck
+    different = {w for r in tally.records for w in r.said}
+    assert len(different) >= 0.3 * words
+    rows = dict(word_rows(tally))
+    assert rows["different words"] == f"{len(different)} of {words:g} given"
+    assert rows["dictionary words or natural phrases"].startswith(f"{natural:g} (")
+    assert len(rows["a sample"].split(", ")) + len(rows["a sample"].split("、")) >= 12
+
+
+def test_the_command_prints_the_word_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["illustori", "selfplay", "--players", "4", "--games", "2", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    for what in ("dictionary words or natural", "different words", "words about their", "a sample"):
+        assert what in out
