@@ -9,8 +9,12 @@ cards as SVG files (``card-000.svg`` …), their names and alt text
 numbers (``contact-sheet.png``, or ``--sheet PATH``).
 
 ``bodoge illustori selfplay --players 5 --games 200`` plays bot games
-through the rules engine and prints how long they ran and how often each
-rule fired (see :mod:`bodoge.games.illustori.selfplay`).
+through the rules engine and prints how long they ran, how often each rule
+fired and what the bots said (see :mod:`bodoge.games.illustori.selfplay`).
+
+``bodoge illustori votes`` prints how often the bots vote OK on a fixed set
+of apt, defensible and unrelated words (see
+:mod:`bodoge.games.illustori.vote_cases`).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SUBCOMMANDS", "add_deck", "add_selfplay", "register"]
+__all__ = ["SUBCOMMANDS", "add_deck", "add_selfplay", "add_votes", "register"]
 
 MAX_COUNT = 1000
 
@@ -214,8 +218,54 @@ def run_selfplay(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_votes(sub: argparse._SubParsersAction) -> None:
+    """``bodoge illustori votes``: the bots' OK rates on the vote test set."""
+    parser = sub.add_parser(
+        "votes",
+        help="print how often the bots vote OK on apt, defensible and unrelated words",
+        description="Print the share of OK votes each bot level gives the fixed test set of "
+        "words for cards: apt ones, loose but defensible ones, and unrelated ones.",
+    )
+    parser.add_argument(
+        "--cases", action="store_true", help="list every case with the normal bot's chance of OK"
+    )
+    parser.set_defaults(func=run_votes)
+
+
+def run_votes(args: argparse.Namespace) -> int:
+    """Print the vote rates (and with ``--cases`` every case); returns the exit status."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from bodoge.games.illustori import vote_cases
+    from bodoge.games.illustori.bots import make_bot
+
+    console = Console()
+    table = Table(title="Illustori bots' votes on the test set (share of OK)")
+    table.add_column("bots, language")
+    table.add_column("apt, defensible, unrelated")
+    for what, value in vote_cases.rows():
+        table.add_row(what, value)
+    console.print(table)
+    if args.cases:
+        bot = make_bot("normal")
+        listing = Table(title="cases (normal bot)")
+        for column in ("language", "card", "word", "a person", "OK"):
+            listing.add_column(column)
+        for case in vote_cases.CASES:
+            shown = vote_cases.case_card(case.card)
+            chance = bot.ok_chance(shown, case.word, *case.stated(), case.language)
+            listing.add_row(case.language, case.card, case.word, case.expected, f"{chance:.0%}")
+        console.print(listing)
+    return 0
+
+
 #: Functions that add one ``bodoge illustori`` subcommand each.
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [add_deck, add_selfplay]
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
+    add_deck,
+    add_selfplay,
+    add_votes,
+]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

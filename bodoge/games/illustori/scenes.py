@@ -26,6 +26,7 @@ Nothing here is drawn: :mod:`.composition` lays the scenes out and
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -85,7 +86,9 @@ class Theme:
     two figures; one is chosen; a face scene's face itself), ``things`` are
     what it goes with (what a face feels about; one is chosen).  ``words``
     and ``frames`` map a language to its words and phrase frames (see the
-    module's doc).
+    module's doc); ``loose`` to words loosely but defensibly about it, that
+    a voter mostly lets pass (``暑い`` for a desert, ``バレンタイン`` for two
+    figures in love).
     """
 
     kind: str
@@ -94,6 +97,7 @@ class Theme:
     frames: dict[str, tuple[str, ...]] = field(default_factory=dict)
     marks: tuple[str, ...] = ()
     things: tuple[str, ...] = ()
+    loose: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __hash__(self) -> int:
         return hash((self.kind, self.key))
@@ -323,6 +327,255 @@ THEMES: tuple[Theme, ...] = (
        "{other}の{name}/おしゃれな{name}", "{other} {name}/fancy {name}"),
     _t("ride", "ride", "おでかけ/移動/旅行", "ride/trip/journey",
        "{other}の{name}/{name}のおでかけ", "{name} ride/{other} ride/{name} trip"),
+)  # fmt: skip
+
+# Words loosely but defensibly about each theme (kind/key: Japanese, English):
+# what a place, a mood or an action brings to mind.
+_LOOSE: dict[tuple[str, str], tuple[str, str]] = {
+    ("setting", "beach"): (
+        "海/夏/日焼け/波/砂浜/バカンス",
+        "sea/sun/sunburn/waves/sand/holiday/vacation",
+    ),
+    ("setting", "night"): (
+        "月/星/夜ふかし/眠れない/暗闇/おやすみ",
+        "moon/stars/late/dark/sleepless/bedtime",
+    ),
+    ("setting", "snow"): (
+        "寒い/雪だるま/スキー/白/こたつ/クリスマス",
+        "cold/snowman/ski/white/frozen/christmas",
+    ),
+    ("setting", "city"): (
+        "ビル/通勤/都市/夜景/渋滞/上京",
+        "building/traffic/commute/urban/skyscraper/street",
+    ),
+    ("setting", "space"): (
+        "星/宇宙人/無重力/ロケット/月面/惑星",
+        "stars/alien/rocket/planet/moon/astronaut",
+    ),
+    ("setting", "sea"): ("魚/泳ぐ/潜水/泡/人魚/竜宮城", "fish/swim/diving/bubbles/mermaid/deep"),
+    ("setting", "rain"): (
+        "傘/水たまり/びしょぬれ/雨宿り/梅雨入り/雷",
+        "umbrella/puddle/wet/soaked/storm/cloudy",
+    ),
+    ("setting", "desert"): (
+        "暑い/乾燥/ラクダ/のどが渇く/旅人/太陽",
+        "hot/dry/camel/thirsty/sun/heat",
+    ),
+    ("setting", "forest"): (
+        "木/キャンプ/自然/迷子/きのこ/森林浴",
+        "trees/camping/nature/lost/hiking/wild",
+    ),
+    ("setting", "stage"): (
+        "拍手/スター/発表会/照明/緊張/アイドル",
+        "applause/star/concert/spotlight/actor/idol",
+    ),
+    ("setting", "sunset"): (
+        "夕方/帰り道/オレンジ/黄昏/一日の終わり/夕暮れ",
+        "evening/orange/twilight/dusk/going home/romantic",
+    ),
+    ("crowd", "swarm"): (
+        "たくさん/満員/混雑/集会/軍団/大家族",
+        "many/crowded/army/herd/flock/gathering",
+    ),
+    ("crowd", "parade"): (
+        "一列/順番/遠足/お祭り/大移動/整列",
+        "line/queue/march/procession/follow/row",
+    ),
+    ("crowd", "odd"): (
+        "まちがい探し/迷子/変装/異物/浮いてる/目立つ",
+        "misfit/stranger/lost/spy/disguise/different",
+    ),
+    ("face", "scared"): (
+        "ホラー/おばけ屋敷/肝試し/悲鳴/震える/逃げる",
+        "horror/haunted/scream/shiver/panic/nightmare",
+    ),
+    ("face", "cold"): ("冬/震える/凍える/風邪/かき氷/南極", "winter/shiver/frozen/ice/snow/arctic"),
+    ("face", "hot"): ("夏/汗/辛い/やけど/日差し/熱中症", "summer/sweat/spicy/burn/sunny/fever"),
+    ("face", "yummy"): (
+        "食事/よだれ/ランチ/腹ペこ/大好物/いただきます",
+        "dinner/lunch/snack/delicious/treat/feast",
+    ),
+    ("face", "sleepy"): ("夜/ベッド/あくび/まくら/夢/朝寝坊", "night/bed/yawn/pillow/dream/tired"),
+    ("face", "wow"): (
+        "宝物/夢中/感激/キラキラ/ファン/ごほうび",
+        "treasure/fan/dazzled/prize/excited/amazed",
+    ),
+    ("face", "love"): (
+        "ハート/恋人/一目ぼれ/プレゼント/ときめき/片思い",
+        "heart/crush/sweetheart/darling/romance/gift",
+    ),
+    ("face", "angry"): (
+        "ストレス/ケンカ/うるさい/不満/むかつく/八つ当たり",
+        "furious/annoyed/grumpy/rage/upset/noise",
+    ),
+    ("face", "sad"): (
+        "失恋/悲しみ/泣き虫/ショック/お別れ/さよなら",
+        "heartbreak/sorrow/tears/goodbye/lonely/upset",
+    ),
+    ("face", "sick"): (
+        "病気/腹痛/嫌い/好き嫌い/においがする/にがい",
+        "ill/nausea/disgusting/smelly/bitter/hate",
+    ),
+    ("face", "thinking"): (
+        "推理/クイズ/悩み/難問/思案/名探偵",
+        "riddle/quiz/mystery/wonder/detective/guess",
+    ),
+    ("face", "shy"): (
+        "恋/ラブレター/照れ屋/告白/ドキドキ/赤面",
+        "crush/love letter/blush/confession/nervous/bashful",
+    ),
+    ("face", "sneeze"): (
+        "春/鼻/ティッシュ/ハクション/マスク/病院",
+        "spring/nose/tissue/achoo/flu/allergy",
+    ),
+    ("face", "party"): (
+        "お誕生日/乾杯/記念日/宴会/ケーキ/プレゼント",
+        "birthday/cheers/anniversary/cake/fun/present",
+    ),
+    ("face", "melting"): (
+        "夏/アイス/猛暑/バテる/ぐったり/暑苦しい",
+        "summer/ice cream/heatwave/exhausted/sweaty/hot day",
+    ),
+    ("pair", "love"): (
+        "バレンタイン/結婚/ハート/初恋/告白/仲良し",
+        "valentine/wedding/heart/kiss/friends/sweethearts",
+    ),
+    ("pair", "fight"): (
+        "勝負/試合/敵/怒り/口げんか/犬猿の仲",
+        "battle/match/enemy/angry/argument/war",
+    ),
+    ("pair", "talk"): (
+        "友達/電話/うわさ/秘密/会議/井戸端会議",
+        "friends/phone/rumor/meeting/conversation/whisper",
+    ),
+    ("shape", "heart"): (
+        "恋/バレンタイン/プレゼント/大好き/気持ち/カップル",
+        "valentine/romance/gift/affection/lovely/sweet",
+    ),
+    ("shape", "star"): (
+        "夜空/流れ星/一番星/キラキラ/クリスマス/スター",
+        "sky/shining/twinkle/christmas/night/bright",
+    ),
+    ("shape", "ring"): (
+        "まる/リース/円/丸い/仲間/手をつなぐ",
+        "round/wreath/donut/friends/loop/together",
+    ),
+    ("shape", "tower"): (
+        "高い/積み上げ/バランス/ぐらぐら/山盛り/ジェンガ",
+        "tall/balance/wobbly/high/heap/stacked",
+    ),
+    ("sign", "sleep"): ("夢/あくび/ベッド/夜/眠い/まくら", "dream/yawn/bed/night/tired/pillow"),
+    ("sign", "sing"): (
+        "音楽/カラオケ/歌手/コンサート/メロディー/合唱",
+        "music/karaoke/singer/melody/concert/choir",
+    ),
+    ("sign", "angry"): (
+        "ケンカ/ストレス/不満/うるさい/怒鳴る/カンカン",
+        "fight/furious/annoyed/grumpy/upset/rage",
+    ),
+    ("sign", "wonder"): (
+        "迷子/クイズ/悩み/わからない/探し物/推理",
+        "lost/quiz/confused/riddle/clueless/curious",
+    ),
+    ("sign", "surprise"): (
+        "ドッキリ/発見/ショック/危険/注意/事件",
+        "danger/warning/discovery/shock/alarm/wow",
+    ),
+    ("sign", "idea"): (
+        "電球/天才/発明/名案/思いつき/工夫",
+        "bulb/genius/invention/clever/inspiration/brainstorm",
+    ),
+    ("sign", "crush"): (
+        "ハート/恋人/デート/ドキドキ/告白/初恋",
+        "heart/valentine/date/sweetheart/romance/darling",
+    ),
+    ("sign", "sweat"): (
+        "ピンチ/遅刻/必死/焦る/冷や汗/大慌て",
+        "trouble/late/worried/stress/anxious/oops",
+    ),
+    ("sign", "fire"): (
+        "熱い/本気/挑戦/全力/がんばる/気合い",
+        "hot/flame/determined/champion/energy/power",
+    ),
+    ("sign", "dizzy"): (
+        "混乱/ぐるぐる/疲れた/気絶/酔う/目まい",
+        "confused/spinning/tired/faint/sick/woozy",
+    ),
+    ("sign", "shiny"): (
+        "新品/宝石/きれい/自慢/ピカピカ/磨く",
+        "new/gem/clean/polished/fancy/treasure",
+    ),
+    ("sign", "forbidden"): (
+        "だめ/禁止令/入場禁止/規則/お断り/注意",
+        "no/rule/warning/not allowed/keep out/stop",
+    ),
+    ("doing", "fishing"): ("魚/海/川/釣り竿/趣味/休日", "fish/river/lake/hobby/weekend/bait"),
+    ("doing", "karaoke"): (
+        "歌/マイク/音楽/アイドル/熱唱/拍手",
+        "song/mic/music/idol/star/applause",
+    ),
+    ("doing", "rock"): (
+        "音楽/ライブ/ギタリスト/コンサート/ロックスター/演奏",
+        "music/concert/band/guitarist/stage/loud",
+    ),
+    ("doing", "violin"): (
+        "音楽/クラシック/オーケストラ/練習/発表会/バイオリン",
+        "music/classical/orchestra/practice/recital/violin",
+    ),
+    ("doing", "sweeping"): (
+        "家事/きれい好き/ほうき/ごみ/大掃除/お手伝い",
+        "housework/clean/broom/dust/tidy/chores",
+    ),
+    ("doing", "painting"): (
+        "芸術家/絵の具/美術館/アート/作品/画用紙",
+        "artist/paint/museum/masterpiece/colors/canvas",
+    ),
+    ("doing", "reading"): (
+        "本/図書館/勉強/物語/絵本/読書家",
+        "book/library/study/story/novel/homework",
+    ),
+    ("doing", "stargazing"): (
+        "星/夜空/宇宙/望遠鏡/流れ星/星座",
+        "stars/night/space/telescope/planet/astronomy",
+    ),
+    ("doing", "kite"): ("風/空/正月/遊び/凧/青空", "wind/sky/flying/play/breeze/string"),
+    ("doing", "cooking"): (
+        "料理人/キッチン/朝食/レシピ/フライパン/卵",
+        "kitchen/recipe/breakfast/eggs/food/cook",
+    ),
+    ("doing", "drumming"): (
+        "音楽/リズム/お祭り/ドラマー/バンド/太鼓",
+        "music/rhythm/band/beat/festival/loud",
+    ),
+    ("family", "family"): (
+        "母/子ども/家族写真/母の日/子育て/ママ",
+        "mom/child/kid/mother's day/parents/cute",
+    ),
+    ("dream", "dream"): (
+        "眠り/妄想/空想/ねごと/夜/寝る",
+        "sleep/wish/fantasy/night/daydream/bedtime",
+    ),
+    ("sizes", "sizes"): (
+        "大きい/小さい/逆転/ミニチュア/怪獣/びっくり",
+        "big/small/tiny/giant/monster/upside down",
+    ),
+    ("dressed", "dressed"): (
+        "服/帽子/似合う/コーディネート/かわいい/変身",
+        "clothes/hat/style/outfit/cute/costume",
+    ),
+    ("ride", "ride"): (
+        "旅/ドライブ/冒険/遠足/出発/行楽",
+        "trip/vehicle/adventure/travel/drive/journey",
+    ),
+}
+
+# Each theme takes its loose words (a KeyError here means a theme without them).
+THEMES = tuple(
+    dataclasses.replace(
+        t, loose={"ja": tuple(_LOOSE[t.kind, t.key][0].split("/")),
+                  "en": tuple(_LOOSE[t.kind, t.key][1].split("/"))}
+    )
+    for t in THEMES
 )  # fmt: skip
 
 #: Words for a card whose figure is in, on or riding a seat, by the seat.

@@ -16,7 +16,7 @@ card, each a :class:`Candidate` with its first and last letters, in four
    ``scary ghost``, ``cat family``;
 3. **associations**: what the things on it bring to mind, from Unicode CLDR's
    emoji keywords (:mod:`.annotations`): ``砂漠`` for a cactus, ``宇宙`` for a
-   rocket.
+   rocket; and what its scene brings to mind (``暑い`` for a desert).
 
 Every word is looked up in the dictionary (:func:`.lexicon.known`: UniDic,
 or pyspellchecker's English list) and dropped if it is not there; nothing is
@@ -68,6 +68,7 @@ import jaconv
 from bodoge.games.illustori import emoji_catalogue as cat
 from bodoge.games.illustori import kana, lexicon, scenes
 from bodoge.games.illustori.annotations import keywords
+from bodoge.games.illustori.associations import things as brought_to_mind
 from bodoge.games.illustori.cards import Card, Part, card
 from bodoge.games.illustori.rules import MAX_WORD
 
@@ -105,7 +106,7 @@ GENERIC_JA = _listed(
     "うた えのぐ えだまめ えんぴつ えがお おにぎり おばけ おもちゃ おどり かがみ かめ "
     "かえる かぼちゃ きつね きのこ きつつき きもの くじら くつ くるま くもり けむし "
     "けいと けしごむ けむり コアラ こま こたつ こおり さかな さる さくら さいふ "
-    "しか しまうま しっぽ しずく すいか すずめ すべりだい すいとう せみ せなか "
+    "シカ しまうま しっぽ しずく すいか すずめ すべりだい すいとう せみ せなか "
     "セーター せかい そら そり そよかぜ そうじき たこ たまご たいこ たぬき ちず "
     "ちくわ ちりとり ちょうちょ つき つくえ つばめ つらら てがみ てぶくろ "
     "テント てつぼう とけい トマト とり とんぼ なす なべ なわとび なみだ "
@@ -408,10 +409,11 @@ def _scene_words(shown: Card, language: str) -> tuple[str, ...]:
 
 
 def _associations(shown: Card, language: str) -> tuple[str, ...]:
-    """CLDR's keywords for the things on the card, less their names and the vague ones."""
+    """What the card brings to mind: its scene's loose words, its things' (CLDR's keywords too)."""
     names = {n.casefold() for p in shown.things() for n in (p.name_en, p.name_ja, p.reading_ja)}
-    found = []
+    found = list(shown.scene.loose[language])
     for part in shown.things():
+        found += brought_to_mind(part.emoji, language)
         for word in keywords(part.emoji, language):
             if word.casefold() in names or word in _VAGUE or len(word) < 2:
                 continue
@@ -571,6 +573,7 @@ def generic_words(language: str) -> CardWords:
 # -- judging a word against a card --------------------------------------------------------
 
 
+@lru_cache(maxsize=65536)
 def _folded(text: str) -> str:
     """Text as names are compared: hiragana for kana, lower case, emoji and widths folded."""
     return kana.normalize(text).casefold()
@@ -619,8 +622,12 @@ def _scene_keys(kind: str, theme: str, seat: str | None, language: str) -> tuple
 
 
 @cache
-def _association_keys(chars: tuple[str, ...], language: str) -> tuple[str, ...]:
+def _association_keys(
+    chars: tuple[str, ...], kind: str, theme: str, language: str
+) -> tuple[str, ...]:
     found = [w for c in chars for w in keywords(c, language) if w not in _VAGUE]
+    found += [w for c in chars for w in brought_to_mind(c, language)]
+    found += scenes.theme(kind, theme).loose[language]
     return _fold_keys(found, language)
 
 
@@ -643,13 +650,16 @@ def _found(keys: Iterable[str], texts: Sequence[str], language: str) -> bool:
     return any(key in text for key in keys for text in texts)
 
 
+@lru_cache(maxsize=4096)
 def relation(shown: Card, word: str, language: str) -> str:
     """How ``word`` relates to the card: ``"apt"``, ``"loose"`` or ``""`` (not at all).
 
     *Apt*: it names something on the card (a name, its reading or last noun,
     or the emoji itself) or says what the scene is about (a word of its
     theme: its place, mood, action or bond).  *Loose*: it holds one of the
-    things' CLDR keywords, a defensible association (``砂漠`` for a cactus).
+    things' CLDR keywords, a word they bring to mind (:mod:`.associations`)
+    or a word loosely about the theme: a defensible association (``砂漠``
+    for a cactus, ``はちみつ`` for a bear, ``暑い`` for a desert).
     In Japanese the word's own reading counts too (``くじら`` and ``鯨`` both
     name a whale); in English any main word of a name does (``bread`` for a
     loaf of bread).
@@ -667,11 +677,12 @@ def relation(shown: Card, word: str, language: str) -> str:
     if _found(scene, texts, language):
         return "apt"
     chars = tuple(p.emoji for p in shown.things())
-    if _found(_association_keys(chars, language), texts, language):
+    if _found(_association_keys(chars, shown.kind, shown.theme, language), texts, language):
         return "loose"
     return ""
 
 
+@lru_cache(maxsize=4096)
 def plausible_reading(shown: Card, word: str, head: str | None, tail: str | None) -> bool:
     """Whether a Japanese word can read with the stated first and last kana.
 

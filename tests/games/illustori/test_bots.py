@@ -13,7 +13,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bodoge.core.errors import BadOptions
-from bodoge.games.illustori import annotations, composition, kana, lexicon, scenes, shiritori, words
+from bodoge.games.illustori import (
+    annotations,
+    associations,
+    composition,
+    kana,
+    lexicon,
+    scenes,
+    shiritori,
+    words,
+)
 from bodoge.games.illustori.bots import BOT_LEVELS, Table, make_bot
 from bodoge.games.illustori.cards import Card, card, from_plan
 from bodoge.games.illustori.emoji_catalogue import reading_of
@@ -221,14 +230,16 @@ def plain(text: str) -> str:
 
 
 def about(shown: Card, word: str, language: str) -> bool:
-    """The word names a part, or holds a word of the card's scene or a CLDR keyword of a part."""
+    """The word names a part, holds a word of its scene, or one its things bring to mind."""
     if names(shown, word, language):
         return True
     said = word.casefold() if language == "en" else plain(word) + "|" + plain(reading_of(word))
     scene = [*shown.scene.words[language], *shown.scene.frames[language]]
     if (seat := shown.part("seat")) is not None:
         scene += scenes.SEAT_WORDS[seat.emoji][language]
+    scene += [*shown.scene.loose[language]]
     scene += [k for p in shown.parts for k in annotations.keywords(p.emoji, language)]
+    scene += [k for p in shown.parts for k in associations.things(p.emoji, language)]
     for text in scene:
         if "{" in text:
             continue
