@@ -210,7 +210,7 @@ def run_selfplay(args: argparse.Namespace) -> int:
     shown = ", ".join(f"{k}={json.dumps(v)}" for k, v in options.items())
     table = Table(title=f"Illustori selfplay: {shown}; bots {','.join(args.levels)}")
     table.add_column("what")
-    table.add_column("how much")
+    table.add_column("how much", overflow="fold")  # the sample of words wraps, whole
     for what, value in selfplay.summary_rows(tally):
         table.add_row(what, value)
     console.print(table)
