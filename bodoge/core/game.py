@@ -106,9 +106,13 @@ class Result:
 
 @dataclass(frozen=True)
 class Clock(Generic[M]):
-    """A rule-level time limit: after ``seconds`` with no move, the table applies ``move``.
+    """A rule-level time limit: ``seconds`` after the clock starts, the table applies ``move``.
 
-    The game only says how long and what happens; the server keeps the time.
+    The clock starts with the move after which the game first reports it, and keeps
+    running while later moves leave the game reporting an equal clock (an Illustori
+    vote: its 25 seconds run from the play, not from the last vote); a different
+    clock, or none, ends it.  The game only says how long and what happens; the
+    server keeps the time.
     """
 
     seconds: float
