@@ -119,7 +119,7 @@ CARDS: dict[str, QuestionCard] = {
         QuestionCard(
             "same_colour_runs",
             "runs",
-            "同じ色が隣り合っている数字タイルはどこ？",
+            "同じ色が連続している数字タイルはどこ？",
             "Where are neighbouring tiles of the same colour?",
         ),
         QuestionCard(

@@ -145,3 +145,12 @@ def test_play_a_whole_game_by_declaring_the_bots_hand(monkeypatch, capsys) -> No
 def test_play_ends_cleanly_at_end_of_input(monkeypatch, capsys) -> None:
     out = run_play(monkeypatch, capsys, "ask 1 2\n", "--seed", "3", "--bot", "normal")
     assert "Bye." in out
+
+
+def test_same_colour_card_has_the_corrected_wording(tmp_path, capsys) -> None:
+    """The card reads 「同じ色が連続している…」 (seed 000's correction), not the old print."""
+    position = {**POSITION, "face_up": ["same_colour_runs", "red_count"]}
+    assert main(["tagiron", "solve", write(tmp_path, position), "--lang", "ja"]) == 0
+    out = capsys.readouterr().out
+    assert "同じ色が連続している" in out
+    assert "隣り合" not in out

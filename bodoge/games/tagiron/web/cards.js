@@ -145,7 +145,7 @@ export const CARDS = {
     "kind": "runs",
     "shared": false,
     "choices": null,
-    "ja": "同じ色が隣り合っている数字タイルはどこ？",
+    "ja": "同じ色が連続している数字タイルはどこ？",
     "en": "Where are neighbouring tiles of the same colour?"
   },
   "consecutive_runs": {

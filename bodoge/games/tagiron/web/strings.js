@@ -158,7 +158,7 @@ export const STRINGS = {
     "tg.card.where_6or7": "6か7の位置",
     "tg.card.where_8or9": "8か9の位置",
     "tg.card.where_n": "{n}の位置",
-    "tg.card.same_colour_runs": "同じ色が隣り合う位置",
+    "tg.card.same_colour_runs": "同じ色が連続する位置",
     "tg.card.consecutive_runs": "連番の位置",
     "tg.card.centre_high_low": "真ん中は5以上か",
   },
