@@ -186,3 +186,83 @@ def assert_page_matches_snapshot(page: Page) -> None:
     """What the page holds — kept current from event frames alone — is a fresh snapshot."""
     both = page.evaluate(PAGE_AND_SNAPSHOT_JS)
     assert both["held"] == both["fresh"]
+
+
+# --- games against bots, played to a given point ---------------------------------------
+
+TAGIRON_STATE_JS = """
+() => {
+  if (document.querySelector('[data-testid=result]')) return 'over';
+  if (document.querySelector('[data-testid=declare-dialog], dialog[open]')) return 'busy';
+  const board = document.querySelector('[data-testid=tagiron]');
+  const declare = document.querySelector('[data-testid=declare]');
+  if (board?.dataset.phase === 'final_declaration' && declare && !declare.disabled
+      && document.querySelector('.tp-turn--mine')) return 'final';
+  if (document.querySelector('.qc--live')) return 'ask';
+  const pass = document.querySelector('[data-testid=pass]');
+  if (pass && !pass.disabled) return 'pass';
+  return null;
+}
+"""
+
+
+def start_tagiron_against_bots(
+    page: Page,
+    players: int = 2,
+    *,
+    level: str = "expert",
+    turn_seconds: int | None = None,
+    assistant: bool = False,
+) -> str:
+    """A signed-in page creates a table, fills every other seat with a bot and starts."""
+    table = create_table(
+        page,
+        players,
+        bots=[(s, level) for s in range(1, players)],
+        assistant=assistant,
+        turn_seconds=turn_seconds,
+    )
+    page.locator("[data-testid=start]:not([disabled])").click()
+    wait_board(page)
+    return table
+
+
+def tagiron_turn(page: Page, timeout: float = 30_000) -> str:
+    """Wait until the page's player may act or the game is over.
+
+    Returns 'ask', 'final' (a 2-player final declaration), 'pass' or 'over'.
+    """
+    while True:
+        state = page.wait_for_function(TAGIRON_STATE_JS, timeout=timeout).json_value()
+        if state != "busy":
+            return state
+        page.wait_for_timeout(100)
+
+
+def play_tagiron_to_the_end(page: Page) -> None:
+    """Ask the first face-up question on every turn, pass or declare anything when that is
+    all there is to do, until the game is over (the bots see to that)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for _ in range(60):
+        state = tagiron_turn(page)
+        if state == "over":
+            return
+        n = move_number(page)
+        try:
+            if state == "ask":
+                ask_first_card(page, timeout=3000)
+            elif state == "pass":
+                page.click("[data-testid=pass]", timeout=3000)
+                page.click("[data-testid=confirm-ok]", timeout=3000)
+            elif state == "final":
+                page.click("[data-testid=declare]", timeout=3000)
+                dialog = page.locator("[data-testid=declare-dialog]")
+                for _ in range(5):
+                    dialog.locator(".decl-tile:not([disabled]):not(.decl-tile--on)").first.click()
+                dialog.locator("[data-testid=decl-next]").click()
+                dialog.locator("[data-testid=decl-ok]").click()
+        except PlaywrightTimeout:
+            continue  # the bots moved (or ended the game) meanwhile: look again
+        wait_move(page, n + 1)
+    raise AssertionError("the game should be over by now")

@@ -221,10 +221,10 @@ export const STRINGS = {
     "il.upload.error.network": "アップロードできませんでした。接続を確認してください",
     "il.upload.error.unknown": "アップロードできませんでした（{detail}）",
 
-    "il.credit.before": "All emojis designed by ",
-    "il.credit.middle": " – the open-source emoji and icon project. License: ",
+    "il.credit.before": "絵文字のデザインはすべて ",
+    "il.credit.middle": "（オープンソースの絵文字・アイコンプロジェクト）によるものです。ライセンス：",
     "il.credit.after": "",
-    "il.credit.text": "All emojis designed by OpenMoji – the open-source emoji and icon project. License: CC BY-SA 4.0",
+    "il.credit.text": "絵文字のデザインはすべて OpenMoji（オープンソースの絵文字・アイコンプロジェクト）によるものです。ライセンス：CC BY-SA 4.0",
     "il.credit.custom": "このテーブルのカードはアップロードされた画像です。",
   },
   en: {

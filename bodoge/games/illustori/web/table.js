@@ -26,11 +26,14 @@ const LICENSE_URL = "https://creativecommons.org/licenses/by-sa/4.0/";
 export function createTable(ctx) {
   let snap = null;
   let view = null;
-  let selected = null; // the hand card chosen to play
+  // What the player has typed, and the card it names, survive a reload (kept per table and seat).
+  const saved = ctx.readonly ? null : ctx.storage.get("draft", null);
+  const text = (v) => (typeof v === "string" ? v : "");
+  let selected = Number.isInteger(saved?.card) ? saved.card : null; // the hand card chosen to play
   let exchanging = false; // choosing cards to exchange
   const swap = new Set();
   let busy = false;
-  const draft = { word: "", head: "", tail: "" };
+  const draft = { word: text(saved?.word), head: text(saved?.head), tail: text(saved?.tail) };
   const section = sections();
 
   // --- the board --------------------------------------------------------------------
@@ -79,6 +82,12 @@ export function createTable(ctx) {
   const isGiver = () => !ctx.readonly && view?.phase === "first_word" && view.first_word_giver === you();
   const isVoter = () => view?.phase === "vote" && you() !== null && view.pending && view.pending.seat !== you();
   const name = (s) => ctx.seatNameNode(s);
+
+  function keepDraft() {
+    if (ctx.readonly) return;
+    const any = draft.word || draft.head || draft.tail || selected !== null;
+    ctx.storage.set("draft", any ? { ...draft, card: selected } : null);
+  }
 
 
   // --- everyone: hand counts, turn, giver, who has voted -----------------------------
@@ -408,6 +417,7 @@ export function createTable(ctx) {
                     onclick: () => {
                       exchanging = mode;
                       selected = null;
+                      keepDraft();
                       swap.clear();
                       drawHand();
                     },
@@ -455,6 +465,7 @@ export function createTable(ctx) {
       return;
     }
     selected = selected === c ? null : c;
+    keepDraft();
     drawHand();
     if (selected !== null) actions.querySelector("[data-key=word]")?.focus();
   }
@@ -528,6 +539,7 @@ export function createTable(ctx) {
       dataset: { key: "word", testid: "word" },
       oninput: (e) => {
         draft.word = e.target.value;
+        keepDraft();
         refresh();
       },
       onkeydown: (e) => {
@@ -546,6 +558,7 @@ export function createTable(ctx) {
         dataset: { key: which, testid: which },
         oninput: (e) => {
           if (!e.target.readOnly) draft[which] = e.target.value;
+          keepDraft();
           refresh();
         },
         onkeydown: (e) => {
@@ -639,6 +652,7 @@ export function createTable(ctx) {
 
   function cancel() {
     selected = null;
+    keepDraft();
     drawHand();
     handCards.querySelector("button:not([disabled])")?.focus();
   }
@@ -663,6 +677,7 @@ export function createTable(ctx) {
     await act(move, () => {
       draft.word = draft.head = draft.tail = "";
       selected = null;
+      keepDraft();
     });
   }
 

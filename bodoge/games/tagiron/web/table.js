@@ -74,10 +74,11 @@ export function createTable(ctx) {
   });
   assist.set({ show: memo.showAssist });
   const memoWrap = h("div", { class: "tg-memo-wrap" }, assist.el, memo.el);
+  // A replay has no memo sheet: the notes are a player's own, kept for a live game.
   const panels = [
     { id: "log", label: () => t("tg.log.title"), icon: "list", el: logWrap, column: "a" },
-    { id: "memo", label: () => t("tg.memo.title"), icon: "grid", el: memoWrap, column: "b" },
-  ];
+    ctx.readonly ? null : { id: "memo", label: () => t("tg.memo.title"), icon: "grid", el: memoWrap, column: "b" },
+  ].filter(Boolean);
 
   const you = () => view?.seat ?? null;
   const over = () => view?.phase === "ended";

@@ -100,6 +100,7 @@ const ICONS = {
   link: "M10.6 13.4a1 1 0 0 1 0-1.4l3.5-3.5a1 1 0 1 1 1.4 1.4L12 13.4a1 1 0 0 1-1.4 0ZM8.5 20a4.5 4.5 0 0 1-3.2-7.7l2.1-2.1 1.4 1.4-2.1 2.1a2.5 2.5 0 0 0 3.5 3.5l2.1-2.1 1.4 1.4-2.1 2.1A4.5 4.5 0 0 1 8.5 20Zm8.1-6.2-1.4-1.4 2.1-2.1a2.5 2.5 0 0 0-3.5-3.5l-2.1 2.1-1.4-1.4 2.1-2.1a4.5 4.5 0 0 1 6.4 6.4l-2.2 2Z",
   eye: "M12 5c-5 0-9 4.5-10 7 1 2.5 5 7 10 7s9-4.5 10-7c-1-2.5-5-7-10-7Zm0 11a4 4 0 1 1 0-8 4 4 0 0 1 0 8Zm0-2a2 2 0 1 0 0-4 2 2 0 0 0 0 4Z",
   play: "M8 5v14l11-7L8 5Z",
+  pause: "M6 5h4v14H6V5Zm8 0h4v14h-4V5Z",
   prev: "M15.4 6.4 14 5l-7 7 7 7 1.4-1.4L9.8 12l5.6-5.6Z",
   next: "M8.6 17.6 10 19l7-7-7-7-1.4 1.4 5.6 5.6-5.6 5.6Z",
   first: "M6 5h2v14H6V5Zm11.4 1.4L16 5l-7 7 7 7 1.4-1.4L11.8 12l5.6-5.6Z",
@@ -120,7 +121,7 @@ const ICONS = {
 export function icon(name, cls = "icon") {
   return svg(
     "svg",
-    { class: cls, viewBox: "0 0 24 24", "aria-hidden": "true", focusable: "false" },
+    { class: cls, viewBox: "0 0 24 24", "aria-hidden": "true", focusable: "false", dataset: { icon: name } },
     svg("path", { d: ICONS[name] ?? "" }),
   );
 }

@@ -1,6 +1,6 @@
-// Every visible string goes through t(): Japanese by default, English a switch
-// away, the choice remembered per browser.  Games add their own strings with
-// addStrings().
+// Every visible string goes through t(): on the first visit the browser's
+// language (English or Japanese, Japanese for any other), then the choice
+// remembered per browser.  Games add their own strings with addStrings().
 
 import { SHELL_STRINGS } from "./strings.js";
 
@@ -16,7 +16,19 @@ function readLang() {
     const saved = localStorage.getItem(STORE_KEY);
     if (LANGS.includes(saved)) return saved;
   } catch {
-    /* storage blocked: stay with the default */
+    /* storage blocked: follow the browser */
+  }
+  return browserLang();
+}
+
+/**
+ * The first of the browser's preferred languages that we speak, Japanese when
+ * none is: ["en-GB", "ja"] gives "en", ["fr", "de"] gives "ja".
+ */
+export function browserLang(preferred = navigator.languages?.length ? navigator.languages : [navigator.language]) {
+  for (const tag of preferred) {
+    const base = String(tag ?? "").toLowerCase().split("-")[0];
+    if (LANGS.includes(base)) return base;
   }
   return "ja";
 }

@@ -72,7 +72,7 @@ export function mountReplay(root, app, tableId) {
       controls,
       button("first", t("replay.first"), "replay-first", () => go(0), step === 0),
       button("prev", t("replay.prev"), "replay-prev", () => go(step - 1), step === 0),
-      button(playing ? "cross" : "play", playing ? t("replay.pause") : t("replay.play"), "replay-play", toggle, false),
+      button(playing ? "pause" : "play", playing ? t("replay.pause") : t("replay.play"), "replay-play", toggle, false),
       button("next", t("replay.next"), "replay-next", () => go(step + 1), step === last()),
       button("last", t("replay.last"), "replay-last", () => go(last()), step === last()),
       slider,

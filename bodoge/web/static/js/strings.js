@@ -88,6 +88,8 @@ export const SHELL_STRINGS = {
 
     "table.page_title": "テーブル · bodoge",
     "table.waiting_for_players": "参加者を待っています",
+    "table.ready": "全員そろいました。開始を待っています",
+    "table.ready_you_start": "全員そろいました。ゲームを開始できます",
     "table.finished": "ゲーム終了",
     "table.abandoned": "ゲーム終了（1日だれも見ていなかったため）",
     "table.your_turn": "あなたの番です",
@@ -244,6 +246,8 @@ export const SHELL_STRINGS = {
 
     "table.page_title": "Table · bodoge",
     "table.waiting_for_players": "Waiting for players",
+    "table.ready": "Everyone is here: waiting for the start",
+    "table.ready_you_start": "Everyone is here: you can start the game",
     "table.finished": "Game over",
     "table.abandoned": "Game over: nobody watched it for a day",
     "table.your_turn": "Your turn",

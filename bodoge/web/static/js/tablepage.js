@@ -78,7 +78,11 @@ export function mountTable(root, app, tableId) {
 
   function turnLine() {
     const status = snap.table?.status;
-    if (status === "waiting") return { text: t("table.waiting_for_players"), mine: false };
+    if (status === "waiting") {
+      if (snap.table.seats.some((s) => s.kind === "empty")) return { text: t("table.waiting_for_players"), mine: false };
+      // Every seat is taken: only the start is awaited, and a seated player may press it.
+      return { text: seated() ? t("table.ready_you_start") : t("table.ready"), mine: false };
+    }
     if (snap.result?.reason === "abandoned") return { text: t("table.abandoned"), mine: false };
     if (status === "finished" || (snap.result && status !== "waiting")) return { text: t("table.finished"), mine: false };
     const custom = renderer?.turnText?.(snap);
@@ -147,7 +151,10 @@ export function mountTable(root, app, tableId) {
         h(
           "div",
           { class: "tp-clock", dataset: { testid: "clock" } },
-          snap.table?.settings?.turn_seconds ? [icon("clock", "icon icon--sm"), h("span", { class: "tp-clock-text" }, "")] : null,
+          // Only a game in play has a clock: not the waiting room, not a finished game.
+          snap.table?.settings?.turn_seconds && snap.table.status === "playing" && !snap.result
+            ? [icon("clock", "icon icon--sm"), h("span", { class: "tp-clock-text" }, "")]
+            : null,
         ),
         h("div", { class: "tp-actions" }, actions),
       ),

@@ -19,31 +19,43 @@ export function modal({ title, content, buttons, className = "", testid = null, 
       e.preventDefault();
       close(null);
     });
+    const choose = (b) => {
+      const value = typeof b.value === "function" ? b.value() : b.value;
+      if (value !== undefined) close(value);
+    };
+    // A submit button is answered from the form's submit event, never from its click:
+    // closing (and removing) the dialog on click would leave the browser a form
+    // submission on a detached form ("Form submission canceled…" in the console).
+    const chosen = new Map();
+    const buttonEls = buttons.map((b) => {
+      const el = h(
+        "button",
+        {
+          type: b.submit ? "submit" : "button",
+          class: ["btn", b.primary && "btn--primary", b.danger && "btn--danger"],
+          dataset: { testid: b.testid },
+          onclick: b.submit ? null : () => choose(b),
+        },
+        b.label,
+      );
+      chosen.set(el, b);
+      return el;
+    });
     dialog.append(
       h(
         "form",
-        { method: "dialog", class: "dialog-form", onsubmit: (e) => e.preventDefault() },
+        {
+          method: "dialog",
+          class: "dialog-form",
+          onsubmit: (e) => {
+            e.preventDefault();
+            const b = chosen.get(e.submitter) ?? buttons.find((x) => x.submit);
+            if (b) choose(b);
+          },
+        },
         h("h2", { class: "dialog-title" }, title),
         h("div", { class: "dialog-body" }, content),
-        h(
-          "div",
-          { class: "dialog-buttons" },
-          buttons.map((b) =>
-            h(
-              "button",
-              {
-                type: b.submit ? "submit" : "button",
-                class: ["btn", b.primary && "btn--primary", b.danger && "btn--danger"],
-                dataset: { testid: b.testid },
-                onclick: () => {
-                  const value = typeof b.value === "function" ? b.value() : b.value;
-                  if (value !== undefined) close(value);
-                },
-              },
-              b.label,
-            ),
-          ),
-        ),
+        h("div", { class: "dialog-buttons" }, buttonEls),
       ),
     );
     document.body.append(dialog);
