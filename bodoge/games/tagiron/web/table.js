@@ -9,8 +9,10 @@ import { confirmDialog } from "/static/js/ui.js";
 import { bitsText, createAssistPanel, normalise } from "./assist.js";
 import { CARDS } from "./cards.js";
 import { declareDialog } from "./declare.js";
+import { createCardTips, describeCard, KIND_MARK } from "./explain.js";
 import { cardText, logEntry, questionLabel } from "./log.js";
 import { createMemo } from "./memo.js";
+import { rulesPanel } from "./rules.js";
 import { STRINGS } from "./strings.js";
 import { rack, sortTiles, tileName } from "./tiles.js";
 
@@ -20,7 +22,6 @@ export const strings = STRINGS;
 // drawing is already styled (no jump).
 await loadStylesheet(new URL("./tagiron.css", import.meta.url).pathname);
 
-const KIND_MARK = { number: "Σ", positions: "↓", runs: "↔", high_low: "↕" };
 const ASSIST_DELAY_MS = 60;
 
 export function createTable(ctx) {
@@ -74,13 +75,19 @@ export function createTable(ctx) {
   });
   assist.set({ show: memo.showAssist });
   const memoWrap = h("div", { class: "tg-memo-wrap" }, assist.el, memo.el);
+  const rules = h("div", { class: "tg-rules-wrap" });
   // A replay has no memo sheet: the notes are a player's own, kept for a live game.
   const panels = [
     { id: "log", label: () => t("tg.log.title"), icon: "list", el: logWrap, column: "a" },
     ctx.readonly ? null : { id: "memo", label: () => t("tg.memo.title"), icon: "grid", el: memoWrap, column: "b" },
+    { id: "rules", label: () => t("tg.rules.title"), icon: "deck", el: rules, column: "b" },
   ].filter(Boolean);
+  // Each question card explains itself (hover, keyboard focus, long press).
+  const tips = createCardTips(cards, { size: () => handSize() });
+  board.append(tips.el);
 
   const you = () => view?.seat ?? null;
+  const handSize = () => (view?.players === 4 ? 4 : 5);
   const over = () => view?.phase === "ended";
   const assistAllowed = () =>
     !ctx.readonly && Boolean(ctx.table?.settings?.assistant) && you() !== null && !over();
@@ -223,11 +230,14 @@ export function createTable(ctx) {
               {
                 type: "button",
                 class: "qc-face",
-                disabled: !mayAsk,
+                // Focusable even when it may not be asked: it still explains itself.
+                "aria-disabled": mayAsk ? null : "true",
                 "aria-expanded": mayAsk ? String(isSel) : null,
                 "aria-label": cardText(id) + (card.shared ? ` (${t("tg.shared_long")})` : ""),
+                "aria-describedby": `qc-desc-${id}`,
                 dataset: { key: `card-${id}` },
                 onclick: () => {
+                  if (!mayAsk) return;
                   selected = isSel ? null : id;
                   drawCards();
                   if (selected) cards.querySelector(`[data-key="ask-${id}"]`)?.focus();
@@ -247,6 +257,7 @@ export function createTable(ctx) {
                 h("span", { class: "qc-bits-slot" }),
               ),
             ),
+            h("span", { id: `qc-desc-${id}`, hidden: true }, describeCard(id, handSize())),
             isSel && mayAsk
               ? h(
                   "div",
@@ -582,9 +593,11 @@ export function createTable(ctx) {
     drawOpps();
     drawCentre();
     drawCards();
+    tips.refresh();
     drawMe();
     drawActions();
     drawLog(change);
+    section(rules, "rules", [view.players], () => fill(rules, rulesPanel(view.players)));
     memo.update(view, ctx, { force: change.kind === "lang", assistEnabled: assistAllowed() || Boolean(analysis) });
     if (assistAllowed() && (change.kind === "snapshot" || change.kind === "event")) requestAssist();
     // The panel shows while the assistant may be used (and its last analysis
@@ -618,6 +631,7 @@ export function createTable(ctx) {
       return "";
     },
     destroy() {
+      tips.destroy();
       clearTimeout(assistTimer);
       memo.flush();
     },
