@@ -3,6 +3,7 @@
 // and its panels.  The renderer is loaded from /static/games/{game}/table.js;
 // its contract is described in bodoge/web/README.md.
 
+import { createAlerts } from "./alerts.js";
 import { createChat } from "./chat.js";
 import { createFrame } from "./frame.js";
 import { clockText, fill, h, icon, keepFocus, toast } from "./dom.js";
@@ -54,6 +55,12 @@ export function mountTable(root, app, tableId) {
   const body = h("div", { class: "tp-body" });
   const page = h("div", { class: "tp", dataset: { testid: "table-page" } }, bar, body);
   root.append(page);
+
+  const baseTitle = () => {
+    const g = snap.table && app.gameInfo(snap.table.game);
+    return snap.table ? `${g ? gameTitle(g) : snap.table.game} · ${t("app.name")}` : t("table.page_title");
+  };
+  const alerts = createAlerts({ baseTitle, state: () => alertState(), onChange: () => drawBar() });
 
   const chat = createChat({
     send: (text) => app.conn.request({ type: "chat", table: tableId, text }),
@@ -123,6 +130,7 @@ export function mountTable(root, app, tableId) {
         h("span", { class: "hide-narrow" }, t("table.invite")),
       ),
     );
+    if (me && snap.table?.status !== "finished") actions.push(...alerts.controls());
     if (me && snap.table?.status !== "finished") {
       actions.push(
         h(
@@ -162,7 +170,16 @@ export function mountTable(root, app, tableId) {
     tickClock();
   }
 
+  /** Whether this seat is awaited now (its turn, its vote…), and until when. */
+  function alertState() {
+    const line = turnLine();
+    const awaited = snap.table?.status === "playing" && !snap.result && snap.you !== null && (snap.to_act ?? []).includes(snap.you);
+    const text = [line.text].flat().map((x) => (x instanceof Node ? x.textContent : String(x ?? ""))).join("");
+    return { awaited, deadline: (snap.you !== null && snap.deadlines?.[snap.you]) || (awaited ? snap.clock : null), text };
+  }
+
   function tickClock() {
+    alerts.refresh();
     const el = bar.querySelector(".tp-clock-text");
     if (!el) return;
     const clock = bar.querySelector(".tp-clock");
@@ -422,8 +439,7 @@ export function mountTable(root, app, tableId) {
 
   async function draw(change) {
     if (!snap.table) return;
-    const g = app.gameInfo(snap.table.game);
-    document.title = `${g ? gameTitle(g) : snap.table.game} · ${t("app.name")}`;
+    alerts.refresh();
     if (snap.table.status === "waiting") {
       setMode("waiting");
       drawBar();
@@ -441,6 +457,7 @@ export function mountTable(root, app, tableId) {
     if (!renderer || destroyed) return;
     renderer.update(snap, change);
     drawBar();
+    alerts.refresh();
   }
 
   /**
@@ -579,9 +596,10 @@ export function mountTable(root, app, tableId) {
   app.shownTable = { id: tableId, snap };
 
   return {
-    title: () => (snap.table ? `${gameTitle(app.gameInfo(snap.table.game))} · bodoge` : t("table.page_title")),
+    title: () => alerts.title(),
     destroy() {
       destroyed = true;
+      alerts.destroy();
       if (app.shownTable?.snap === snap) app.shownTable = null;
       clearInterval(timerHandle);
       frame?.destroy();
