@@ -84,7 +84,7 @@ def test_rules_panel_and_cards_that_explain_themselves(open_page, screenshot_dir
     tip = page.locator(TIP)
     assert tip.get_attribute("data-card") == card
     assert CARDS[card].ja.removeprefix("【共有情報カード】") in tip.inner_text()
-    assert tip.locator(".qc-tip-row [data-tile]").count() == 5
+    assert tip.locator(".qc-tip-row > .rack [data-tile]").count() == 5
     assert tip.locator("[data-testid=answer]").count() == 1
     tip_box, card_box = tip.bounding_box(), first.bounding_box()
     assert (
@@ -142,6 +142,8 @@ def test_a_long_press_explains_a_card_on_a_phone(browser, live_server):
         assert page.locator(".tg-rules-count.is-here").evaluate_all(
             "els => els.map(e => e.dataset.players)"
         ) == ["4", "3-4"]
+        # On this seat's turn the bots wait: the cards stay where they are.
+        assert ui.tagiron_turn(page) == "ask"
         face = page.locator(".qc[data-card] .qc-face").first
         card = page.locator(".qc[data-card]").first.get_attribute("data-card")
         face.scroll_into_view_if_needed()
@@ -164,17 +166,15 @@ def test_a_long_press_explains_a_card_on_a_phone(browser, live_server):
         assert tip_shown(page)
         tip = page.locator(TIP)
         assert tip.get_attribute("data-card") == card
-        assert tip.locator(".qc-tip-row [data-tile]").count() == 4  # a 4-player hand
+        assert tip.locator(".qc-tip-row > .rack [data-tile]").count() == 4  # a 4-player hand
         assert page.locator(".qc-ask").count() == 0
         # A tap elsewhere closes it.
         page.locator("[data-testid=my-tiles]").dispatch_event(
             "pointerdown", {"pointerType": "touch", "bubbles": True}
         )
         assert not tip_shown(page)
-        # A short tap still chooses the card (when it is this seat's turn).
-        if ui.tagiron_turn(page) == "ask":
-            live = page.locator(".qc--live .qc-face").first
-            live.tap()
-            page.wait_for_selector(".qc-ask")
+        # A short tap still chooses the card.
+        page.locator(".qc--live .qc-face").first.tap()
+        page.wait_for_selector(".qc-ask")
     finally:
         context.close()

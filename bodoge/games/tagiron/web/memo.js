@@ -31,7 +31,7 @@ export function createMemo({ storage, requestAssist }) {
   let myHand = [];
   let assistOn = false;
 
-  const picker = h("div", { class: "memo-targets", role: "tablist" });
+  const picker = h("div", { class: "memo-targets" });
   const assistBox = h("div", { class: "memo-assist" });
   const gridBox = h("div", { class: "memo-grid-box" });
   const foot = h("div", { class: "memo-foot" });
@@ -53,6 +53,9 @@ export function createMemo({ storage, requestAssist }) {
   }
 
   function drawPicker() {
+    // A tab list only when there is a choice (else a line saying whose notes these are).
+    if (targets.length > 1) picker.setAttribute("role", "tablist");
+    else picker.removeAttribute("role");
     keepFocus(picker, () =>
       fill(
         picker,
@@ -100,25 +103,34 @@ export function createMemo({ storage, requestAssist }) {
     btn.dataset.mark = mark;
   }
 
+  // Tiles are rows and positions columns: 19 rows of at most 5 cells fit a side
+  // column with every cell a comfortable target (at least 24×24 px, WCAG 2.5.8).
   function drawGrid() {
     const target = active();
     if (!target) {
       gridBox.replaceChildren();
       return;
     }
+    const positions = [];
+    for (let pos = 1; pos <= target.size; pos++) positions.push(pos);
     const head = h(
       "tr",
       null,
-      h("th", { class: "memo-corner", scope: "col" }, t("tg.memo.position")),
-      TILE_CODES.map((code) =>
+      h("th", { class: "memo-corner", scope: "col" }, h("span", { class: "sr-only" }, t("tg.memo.tile"))),
+      positions.map((pos) => h("th", { scope: "col", class: "memo-pos", title: t("tg.position_label", { n: pos }) }, String(pos))),
+    );
+    const rows = TILE_CODES.map((code) =>
+      h(
+        "tr",
+        { class: number(code) % 2 === 1 ? "memo-odd" : null },
         h(
           "th",
-          { scope: "col", class: ["memo-col", `memo-col--${colour(code)}`, number(code) % 2 === 1 && "memo-col--odd"] },
+          { scope: "row", class: ["memo-row", `memo-row--${colour(code)}`] },
           h(
             "button",
             {
               type: "button",
-              class: "memo-colbtn",
+              class: "memo-rowbtn",
               title: t("tg.memo.column", { tile: tileName(code) }),
               "aria-label": t("tg.memo.column", { tile: tileName(code) }),
               dataset: { key: `memo-col-${code}` },
@@ -127,32 +139,22 @@ export function createMemo({ storage, requestAssist }) {
             tile(code, { size: "xs", label: false }),
           ),
         ),
+        positions.map((pos) => {
+          const focusable = pos === focusCell.pos && code === focusCell.code;
+          const btn = h("button", {
+            type: "button",
+            tabindex: focusable ? "0" : "-1",
+            dataset: { key: `mc-${pos}-${code}`, pos, code, testid: `memo-cell-${pos}-${code}` },
+            onclick: () => toggle(btn, pos, code),
+            onfocus: () => {
+              focusCell = { pos, code };
+            },
+          });
+          paintCell(btn, pos, code);
+          return h("td", null, btn);
+        }),
       ),
     );
-    const rows = [];
-    for (let pos = 1; pos <= target.size; pos++) {
-      rows.push(
-        h(
-          "tr",
-          null,
-          h("th", { scope: "row", class: "memo-pos" }, String(pos)),
-          TILE_CODES.map((code) => {
-            const focusable = pos === focusCell.pos && code === focusCell.code;
-            const btn = h("button", {
-              type: "button",
-              tabindex: focusable ? "0" : "-1",
-              dataset: { key: `mc-${pos}-${code}`, pos, code, testid: `memo-cell-${pos}-${code}` },
-              onclick: () => toggle(btn, pos, code),
-              onfocus: () => {
-                focusCell = { pos, code };
-              },
-            });
-            paintCell(btn, pos, code);
-            return h("td", { class: number(code) % 2 === 1 ? "memo-odd" : null }, btn);
-          }),
-        ),
-      );
-    }
     keepFocus(gridBox, () =>
       fill(
         gridBox,
@@ -167,6 +169,7 @@ export function createMemo({ storage, requestAssist }) {
     );
   }
 
+  /** Arrow keys move inside the grid (one tab stop): left and right along the positions, up and down the tiles. */
   function onGridKey(e) {
     const btn = e.target.closest?.("button.mc");
     if (!btn) return;
@@ -175,12 +178,12 @@ export function createMemo({ storage, requestAssist }) {
     const size = active().size;
     let np = pos;
     let nc = ci;
-    if (e.key === "ArrowRight") nc = Math.min(TILE_CODES.length - 1, ci + 1);
-    else if (e.key === "ArrowLeft") nc = Math.max(0, ci - 1);
-    else if (e.key === "ArrowDown") np = Math.min(size, pos + 1);
-    else if (e.key === "ArrowUp") np = Math.max(1, pos - 1);
-    else if (e.key === "Home") nc = 0;
-    else if (e.key === "End") nc = TILE_CODES.length - 1;
+    if (e.key === "ArrowRight") np = Math.min(size, pos + 1);
+    else if (e.key === "ArrowLeft") np = Math.max(1, pos - 1);
+    else if (e.key === "ArrowDown") nc = Math.min(TILE_CODES.length - 1, ci + 1);
+    else if (e.key === "ArrowUp") nc = Math.max(0, ci - 1);
+    else if (e.key === "Home") np = 1;
+    else if (e.key === "End") np = size;
     else return;
     e.preventDefault();
     const next = gridBox.querySelector(`[data-key="mc-${np}-${TILE_CODES[nc]}"]`);

@@ -20,10 +20,16 @@ export function createFrame(renderer, extraPanels = [], { onShow = null, badge =
 
   for (const p of panels) {
     p.title = h("span", null, p.label());
+    // A game's panel scrolls by itself: reachable by keyboard, named by its title.
+    if (renderer.panels?.includes(p) && !p.el.hasAttribute("tabindex")) {
+      p.el.setAttribute("tabindex", "0");
+      p.el.setAttribute("role", "region");
+      p.el.setAttribute("aria-labelledby", `panel-title-${p.id}`);
+    }
     p.wrap = h(
       "section",
       { class: ["tp-panel", `tp-panel--${p.id}`], dataset: { panel: p.id }, role: "tabpanel", id: `panel-${p.id}` },
-      h("h2", { class: "tp-panel-title" }, icon(p.icon ?? "list", "icon icon--sm"), p.title),
+      h("h2", { class: "tp-panel-title", id: `panel-title-${p.id}` }, icon(p.icon ?? "list", "icon icon--sm"), p.title),
       p.el,
     );
     (p.column === "b" ? colB : colA).append(p.wrap);

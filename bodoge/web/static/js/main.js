@@ -4,6 +4,7 @@
 
 import { Connection } from "./conn.js";
 import { fill, h, icon, refreshToasts, toast, userText } from "./dom.js";
+import { guardFocus } from "./focus.js";
 import { has, lang, LANGS, onLangChange, setLang, t } from "./i18n.js";
 import { mountLobby, mountNickname } from "./lobby.js";
 import { mountReplay } from "./replay.js";
@@ -25,6 +26,7 @@ document.body.replaceChildren(
   header,
   main,
 );
+guardFocus(main);
 
 const app = {
   conn,

@@ -124,6 +124,7 @@ export function mountTable(root, app, tableId) {
           class: "btn btn--sm btn--ghost",
           dataset: { key: "invite", testid: "invite" },
           title: t("table.copy_invite"),
+          "aria-label": t("table.copy_invite"),
           onclick: copyInvite,
         },
         icon("link"),
@@ -135,7 +136,7 @@ export function mountTable(root, app, tableId) {
       actions.push(
         h(
           "button",
-          { type: "button", class: "btn btn--sm btn--ghost", dataset: { key: "leave", testid: "leave" }, onclick: leave },
+          { type: "button", class: "btn btn--sm btn--ghost", "aria-label": t("table.leave"), title: t("table.leave"), dataset: { key: "leave", testid: "leave" }, onclick: leave },
           icon("exit"),
           h("span", { class: "hide-narrow" }, t("table.leave")),
         ),
