@@ -65,6 +65,8 @@ def test_rules_panel_and_cards_that_explain_themselves(open_page, screenshot_dir
 
     rules = page.locator("[data-testid=rules]")
     assert rules.is_visible()
+    # The panels scroll inside the table; the page itself does not (nothing leaks out).
+    assert page.evaluate("() => document.scrollingElement.scrollHeight <= innerHeight")
     text = rules.inner_text()
     for words in ("相手の5枚", "後攻", "最後の宣言", "1人1回", "脱落", "共有情報カード", "メモ"):
         assert words in text, words

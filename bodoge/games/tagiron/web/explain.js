@@ -144,14 +144,23 @@ export function createCardTips(cardsEl, { size }) {
   let pressTime = 0;
   let swallowClick = false;
 
+  // Above the row of cards (else below it, else beside the card): a tip never
+  // covers a card nor the buttons that ask one.
   function place(anchor) {
     const r = anchor.getBoundingClientRect();
+    const grid = cardsEl.getBoundingClientRect();
     const tip = el.getBoundingClientRect();
     const margin = 8;
-    const above = r.top - tip.height - margin;
-    const top = above >= margin ? above : Math.min(r.bottom + margin, window.innerHeight - tip.height - margin);
+    let bottom = grid.bottom;
+    for (const ask of cardsEl.querySelectorAll(".qc-ask")) bottom = Math.max(bottom, ask.getBoundingClientRect().bottom);
+    const above = grid.top - tip.height - margin;
+    const below = bottom + margin;
+    let top;
+    if (above >= margin) top = above;
+    else if (below + tip.height <= window.innerHeight - margin) top = below;
+    else top = r.top - tip.height - margin >= margin ? r.top - tip.height - margin : r.bottom + margin;
     const left = Math.max(margin, Math.min(r.left + r.width / 2 - tip.width / 2, window.innerWidth - tip.width - margin));
-    el.style.top = `${Math.max(margin, top)}px`;
+    el.style.top = `${Math.max(margin, Math.min(top, window.innerHeight - tip.height - margin))}px`;
     el.style.left = `${left}px`;
   }
 
@@ -188,14 +197,16 @@ export function createCardTips(cardsEl, { size }) {
     // The tip stays while the pointer is on it (it may be read, its text selected).
     [el, "pointerenter", () => clearTimeout(hideTimer)],
     [el, "pointerleave", hideSoon],
-    // Keyboard focus shows the tip; the focus a tap gives does not (that is a long press's).
+    // Keyboard focus shows the tip; the focus a click or a tap gives does not (a
+    // pointer has hover and the long press).
     [
       cardsEl,
       "focusin",
       (e) => {
-        const tapped = pressType !== "mouse" && pressType !== null && performance.now() - pressTime < 1000;
-        if (e.target.classList?.contains("qc-face") && !tapped) show(cardOf(e.target));
-        else if (!tapped) hide();
+        const pointed = pressType !== null && performance.now() - pressTime < 1000;
+        if (pointed) return;
+        if (e.target.classList?.contains("qc-face")) show(cardOf(e.target));
+        else hide();
       },
     ],
     [cardsEl, "focusout", (e) => !cardsEl.contains(e.relatedTarget) && hide()],
@@ -206,6 +217,8 @@ export function createCardTips(cardsEl, { size }) {
       (e) => {
         pressType = e.pointerType;
         pressTime = performance.now();
+        // A card pressed is being chosen: its tip gives way to the ask buttons.
+        if (cardOf(e.target)) hide();
         if (e.pointerType === "mouse" || !cardOf(e.target)) return;
         const qc = cardOf(e.target);
         pressedAt = [e.clientX, e.clientY];
