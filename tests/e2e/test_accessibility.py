@@ -191,9 +191,7 @@ def test_tagiron_lobby_waiting_room_play_end_and_replay(open_page):
     audit.check(
         page,
         "tagiron, the rules",
-        before=lambda p: (
-            p.click("[data-testid=tab-rules]") if p.is_visible("[data-testid=tab-rules]") else None
-        ),
+        before=lambda p: ui.show_panel(p, "rules"),
     )
     page.set_viewport_size(DESKTOP)
 
@@ -286,9 +284,7 @@ def test_illustori_play_and_end(open_page):
     audit.check(
         page,
         "illustori, the end",
-        before=lambda p: (
-            p.click("[data-testid=tab-rules]") if p.is_visible("[data-testid=tab-rules]") else None
-        ),
+        before=lambda p: ui.show_panel(p, "rules"),
     )
     page.click("[data-testid=replay-link]")
     page.wait_for_selector("[data-testid=replay-page] [data-testid=illustori]")

@@ -63,7 +63,13 @@ def test_rules_panel_and_cards_that_explain_themselves(open_page, screenshot_dir
     ui.start_tagiron_against_bots(page, 2)
     assert ui.tagiron_turn(page) == "ask"
 
+    # On a wide screen the rules share the memo's column, closed until asked for.
+    toggle = page.locator("[data-testid=panel-toggle-rules]")
+    assert toggle.get_attribute("aria-expanded") == "false"
     rules = page.locator("[data-testid=rules]")
+    assert not rules.is_visible()
+    toggle.click()
+    assert toggle.get_attribute("aria-expanded") == "true"
     assert rules.is_visible()
     # The panels scroll inside the table; the page itself does not (nothing leaks out).
     assert page.evaluate("() => document.scrollingElement.scrollHeight <= innerHeight")
@@ -123,11 +129,7 @@ def test_rules_panel_and_cards_that_explain_themselves(open_page, screenshot_dir
         screenshot_dir,
         "tagiron-rules",
         user_texts=["はなこ"],
-        before=lambda p: (
-            p.click("[data-testid=tab-rules]")
-            if p.is_visible("[data-testid=tab-rules]")
-            else p.locator("[data-testid=rules]").scroll_into_view_if_needed()
-        ),
+        before=lambda p: ui.show_panel(p, "rules"),
     )
     ui.set_lang(page, "en")
     assert "opponent's five tiles" in rules.inner_text()

@@ -266,3 +266,11 @@ def play_tagiron_to_the_end(page: Page) -> None:
             continue  # the bots moved (or ended the game) meanwhile: look again
         wait_move(page, n + 1)
     raise AssertionError("the game should be over by now")
+
+
+def show_panel(page: Page, panel: str) -> None:
+    """Bring a side panel into view: its tab under tabs, or open it if it is collapsed."""
+    if page.is_visible(f"[data-testid=tab-{panel}]"):
+        page.click(f"[data-testid=tab-{panel}]")
+    elif page.is_visible(f"[data-testid=panel-toggle-{panel}][aria-expanded=false]"):
+        page.click(f"[data-testid=panel-toggle-{panel}]")

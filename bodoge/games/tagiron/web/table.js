@@ -80,7 +80,8 @@ export function createTable(ctx) {
   const panels = [
     { id: "log", label: () => t("tg.log.title"), icon: "list", el: logWrap, column: "a" },
     ctx.readonly ? null : { id: "memo", label: () => t("tg.memo.title"), icon: "grid", el: memoWrap, column: "b" },
-    { id: "rules", label: () => t("tg.rules.title"), icon: "deck", el: rules, column: "b" },
+    // Under the memo on a wide screen the rules open on demand (the memo needs the room).
+    { id: "rules", label: () => t("tg.rules.title"), icon: "deck", el: rules, column: "b", collapsible: !ctx.readonly },
   ].filter(Boolean);
   // Each question card explains itself (hover, keyboard focus, long press).
   const tips = createCardTips(cards, { size: () => handSize() });

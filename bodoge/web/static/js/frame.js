@@ -5,6 +5,7 @@
 
 import { fill, h, icon, keepFocus } from "./dom.js";
 import { t } from "./i18n.js";
+import { store } from "./store.js";
 
 const WIDE = "(min-width: 1280px)";
 
@@ -26,10 +27,30 @@ export function createFrame(renderer, extraPanels = [], { onShow = null, badge =
       p.el.setAttribute("role", "region");
       p.el.setAttribute("aria-labelledby", `panel-title-${p.id}`);
     }
+    // A collapsible panel shares its column on wide screens: its title opens and
+    // closes it (remembered); under tabs it is a tab like any other.
+    const head = p.collapsible
+      ? h(
+          "button",
+          {
+            type: "button",
+            class: "tp-panel-toggle",
+            "aria-controls": `panel-${p.id}`,
+            dataset: { key: `panel-toggle-${p.id}`, testid: `panel-toggle-${p.id}` },
+            onclick: () => {
+              store.set(`bodoge.panel.${p.id}.open`, !isOpen(p));
+              draw();
+            },
+          },
+          icon(p.icon ?? "list", "icon icon--sm"),
+          p.title,
+          h("span", { class: "tp-panel-chevron", "aria-hidden": "true" }),
+        )
+      : [icon(p.icon ?? "list", "icon icon--sm"), p.title];
     p.wrap = h(
       "section",
       { class: ["tp-panel", `tp-panel--${p.id}`], dataset: { panel: p.id }, role: "tabpanel", id: `panel-${p.id}` },
-      h("h2", { class: "tp-panel-title", id: `panel-title-${p.id}` }, icon(p.icon ?? "list", "icon icon--sm"), p.title),
+      h("h2", { class: "tp-panel-title", id: `panel-title-${p.id}` }, head),
       p.el,
     );
     (p.column === "b" ? colB : colA).append(p.wrap);
@@ -63,8 +84,16 @@ export function createFrame(renderer, extraPanels = [], { onShow = null, badge =
     for (const p of panels) {
       p.wrap.classList.toggle("is-active", p.id === active);
       p.title.textContent = p.label();
+      if (p.collapsible) {
+        p.wrap.classList.toggle("is-collapsed", !isOpen(p));
+        p.wrap.querySelector(".tp-panel-toggle").setAttribute("aria-expanded", String(isOpen(p)));
+      }
     }
     for (const p of panels) onShow?.(p.id, isVisible(p.id));
+  }
+
+  function isOpen(p) {
+    return store.get(`bodoge.panel.${p.id}.open`, p.open ?? false) === true;
   }
 
   function isVisible(id) {
