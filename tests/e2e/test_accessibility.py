@@ -77,6 +77,9 @@ class Audit:
 
     def check(self, page: Page, where: str, *, before: Any = None) -> None:
         lang_before = page.get_attribute("html", "lang")
+        # Without motion a toast is whole from its first frame: a toast caught fading in is
+        # half transparent for a moment, which is not the page's contrast.
+        page.emulate_media(reduced_motion="reduce")
         for lang in ("ja", "en"):
             switch_lang(page, lang)
             for width, viewport in (("desktop", DESKTOP), ("phone", PHONE)):

@@ -13,7 +13,8 @@ export function createFrame(renderer, extraPanels = [], { onShow = null, badge =
   const tabs = h("div", { class: "tp-tabs", role: "tablist" });
   const colA = h("div", { class: "tp-col tp-col--a" });
   const colB = h("div", { class: "tp-col tp-col--b" });
-  const board = h("div", { class: "tp-board" }, renderer.board);
+  // The board scrolls on its own when the window is short: reachable by keyboard, named.
+  const board = h("div", { class: "tp-board", tabindex: "0", role: "region" }, renderer.board);
   const side = h("aside", { class: "tp-side" }, tabs, colA, colB);
   const el = h("div", { class: "tp-game" }, board, side);
   const panels = [...(renderer.panels ?? []), ...extraPanels];
@@ -58,6 +59,7 @@ export function createFrame(renderer, extraPanels = [], { onShow = null, badge =
 
   function draw() {
     tabs.setAttribute("aria-label", t("table.panels"));
+    board.setAttribute("aria-label", t("table.board"));
     keepFocus(tabs, () =>
       fill(
         tabs,

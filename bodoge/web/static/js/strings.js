@@ -102,6 +102,7 @@ export const SHELL_STRINGS = {
     "table.leave_confirm": "退席しますか？ あなたの席はボットが引き継ぎます。",
     "table.watching": "観戦中",
     "table.panels": "パネル",
+    "table.board": "盤面",
     "table.not_found": "このテーブルは見つかりません",
     "table.removed": "テーブルは閉じられました",
 
@@ -272,6 +273,7 @@ export const SHELL_STRINGS = {
     "table.leave_confirm": "Leave the table? A bot takes over your seat.",
     "table.watching": "Watching",
     "table.panels": "Panels",
+    "table.board": "Board",
     "table.not_found": "This table does not exist",
     "table.removed": "The table was closed",
 
