@@ -6,7 +6,10 @@ bus — so :class:`Metrics` *reads* them at each scrape (:class:`Readings`) inst
 counting a second time on the hot path. Only the two latency histograms are observed as
 things happen: the time from a move's arrival to its frames being queued to every
 connection of this process (``fanout_seconds``), and each group commit's duration
-(``commit_seconds``).
+(``commit_seconds``). They are :class:`LatencyHistogram`, not prometheus_client's
+``Histogram``: that one takes a lock per bucket and per sum at each observation, which
+cost about 3% of the server's CPU per move; ours is written by one thread only (the
+event loop, or the store's writer thread) and read at scrape time.
 
 Each process is scraped on its own address (not through the load balancer, which would
 pick one at random); ``bodoge_process_info`` says which process answered.
@@ -24,13 +27,19 @@ True
 from __future__ import annotations
 
 import asyncio
+import bisect
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Histogram, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
 from prometheus_client.process_collector import ProcessCollector
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -73,6 +82,48 @@ class Readings:
     uploads: Reading = _zero
     upload_bytes: Reading = _zero
     deck_bytes: Reading = _zero
+
+
+class LatencyHistogram:
+    """A Prometheus histogram observed by **one** thread at a time, without locks.
+
+    Each observation adds one to one bucket and to the sum (the cumulative counts are
+    made at scrape time); a scrape from another thread may see an observation half
+    made, which the next scrape corrects.
+
+    >>> h = LatencyHistogram("x_seconds", "demo", buckets=(0.01, 0.1))
+    >>> for seconds in (0.005, 0.05, 0.5):
+    ...     h.observe(seconds)
+    >>> [(s.name, s.labels.get("le"), s.value) for s in next(h.collect()).samples]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('x_seconds_bucket', '0.01', 1), ('x_seconds_bucket', '0.1', 2),
+     ('x_seconds_bucket', '+Inf', 3), ('x_seconds_count', None, 3),
+     ('x_seconds_sum', None, 0.555)]
+    """
+
+    def __init__(self, name: str, documentation: str, buckets: tuple[float, ...]) -> None:
+        self.name = name
+        self.documentation = documentation
+        self.bounds = tuple(sorted(buckets))
+        self._counts = [0] * (len(self.bounds) + 1)  # the last one: over every bound
+        self._sum = 0.0
+
+    def observe(self, seconds: float) -> None:
+        self._counts[bisect.bisect_left(self.bounds, seconds)] += 1
+        self._sum += seconds
+
+    def collect(self) -> Iterator[Metric]:
+        cumulative, buckets = 0, []
+        for bound, count in zip((*map(_le, self.bounds), "+Inf"), self._counts, strict=True):
+            cumulative += count
+            buckets.append((bound, cumulative))
+        family = HistogramMetricFamily(self.name, self.documentation)
+        family.add_metric([], buckets, round(self._sum, 9))
+        yield family
+
+
+def _le(bound: float) -> str:
+    return repr(float(bound))
 
 
 class _ReadingsCollector:
@@ -143,18 +194,18 @@ class Metrics:
         self.process = process
         self.readings = readings or Readings()
         self.registry = CollectorRegistry()
-        self.fanout_seconds = Histogram(
+        self.fanout_seconds = LatencyHistogram(
             "bodoge_move_fanout_seconds",
             "From a move's arrival to its frames queued to every connection of this process",
             buckets=LATENCY_BUCKETS,
-            registry=self.registry,
         )
-        self.commit_seconds = Histogram(
+        self.commit_seconds = LatencyHistogram(
             "bodoge_commit_seconds",
             "Duration of each group commit of the store's writer",
             buckets=LATENCY_BUCKETS,
-            registry=self.registry,
         )
+        self.registry.register(self.fanout_seconds)  # type: ignore[arg-type]
+        self.registry.register(self.commit_seconds)  # type: ignore[arg-type]
         self.registry.register(_ProcessInfo(process))  # type: ignore[arg-type]
         self.registry.register(_ReadingsCollector(self.readings))  # type: ignore[arg-type]
         # CPU seconds, resident memory, open files: from /proc, where there is one.

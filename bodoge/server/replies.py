@@ -23,11 +23,12 @@ mistaken for one that retries.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+import orjson
 
 from bodoge.core.values import JSON
 
@@ -49,7 +50,7 @@ REMEMBERED = frozenset(
 
 @dataclass
 class _Entry:
-    request: str
+    request: bytes
     reply: asyncio.Future[dict[str, JSON]]
     at: float
 
@@ -60,7 +61,7 @@ class RecentReplies:
     def __init__(self, seconds: float = 600.0, size: int = 50_000) -> None:
         self.seconds = seconds
         self.size = size
-        self._entries: OrderedDict[tuple[str, str], _Entry] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, bytes], _Entry] = OrderedDict()
 
     def begin(
         self, player_id: str, request: Mapping[str, JSON]
@@ -72,8 +73,8 @@ class RecentReplies:
         first request's future: done, or done once the first request is answered.
         """
         self._expire()
-        key = (player_id, json.dumps(request["id"]))
-        text = json.dumps(request, sort_keys=True, ensure_ascii=False)
+        key = (player_id, orjson.dumps(request["id"]))
+        text = orjson.dumps(request, option=orjson.OPT_SORT_KEYS)
         entry = self._entries.get(key)
         if entry is not None and entry.request == text:
             return entry.reply, False
@@ -84,7 +85,7 @@ class RecentReplies:
 
     def forget(self, player_id: str, request_id: JSON, reply: dict[str, JSON]) -> None:
         """Run the request again if it comes again; whoever waits for it now gets ``reply``."""
-        entry = self._entries.pop((player_id, json.dumps(request_id)), None)
+        entry = self._entries.pop((player_id, orjson.dumps(request_id)), None)
         if entry is not None and not entry.reply.done():
             entry.reply.set_result(reply)
 

@@ -65,7 +65,36 @@ def view(state: TagironState, seat: Seat | None) -> dict[str, JSON]:
 
 
 def log_entry_json(entry: LogEntry, seat: Seat | None, *, ended: bool) -> dict[str, JSON]:
-    """One public log entry as ``seat`` may see it."""
+    """One public log entry as ``seat`` may see it.
+
+    Every view holds the whole log, and a table renders each seat's view after every
+    move, so an entry is made once and then shared by every view that shows it
+    (:func:`_entry_json`): a server's frames are built faster, and the patch between
+    two views finds the log unchanged by identity. So the dict returned is shared:
+    read it, never change it.
+
+    >>> entry = Passed(seat=1)
+    >>> log_entry_json(entry, 0, ended=False) is log_entry_json(entry, 2, ended=False)
+    True
+    """
+    tiles_seen = isinstance(entry, Declared) and (ended or seat in entry.heard_by)
+    key = (id(entry), tiles_seen)
+    made = _MADE.get(key)
+    if made is not None and made[0] is entry:
+        return made[1]
+    if len(_MADE) >= _MADE_LIMIT:
+        _MADE.clear()
+    data = _entry_json(entry, tiles_seen)
+    _MADE[key] = (entry, data)  # holding the entry keeps its id from being reused
+    return data
+
+
+#: Entries made, by the entry's identity (an answer may be a list: entries are not hashable).
+_MADE: dict[tuple[int, bool], tuple[LogEntry, dict[str, JSON]]] = {}
+_MADE_LIMIT = 1 << 15
+
+
+def _entry_json(entry: LogEntry, tiles_seen: bool) -> dict[str, JSON]:
     if isinstance(entry, Asked):
         return {
             "type": "question",
@@ -76,7 +105,7 @@ def log_entry_json(entry: LogEntry, seat: Seat | None, *, ended: bool) -> dict[s
         }
     if isinstance(entry, Declared):
         data: dict[str, JSON] = {"type": "declaration", "seat": entry.seat, "right": entry.right}
-        if ended or seat in entry.heard_by:
+        if tiles_seen:
             data["tiles"] = list(entry.tiles)
         return data
     return {"type": "pass", "seat": entry.seat}
