@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import queue
@@ -47,6 +46,7 @@ from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, 
 from pathlib import Path
 from typing import Any, TypeVar
 
+import orjson
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -110,10 +110,16 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any = None) -> None:
 # --- writes: plain statements ----------------------------------------------------------
 
 
+def _dumps(value: Any) -> str:
+    """JSON text of a column: orjson, several times faster than ``json.dumps`` per move."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
 class _Stmt:
     """One write statement in plain SQL (``?`` placeholders), with its PostgreSQL and
     SQLAlchemy spellings.  Parameters at the positions in ``json_at`` are JSON columns: the
-    store encodes them (``json.dumps``, as SQLAlchemy's JSON type did) when it runs them.
+    store encodes them (:func:`_dumps`: JSON text, as SQLAlchemy's JSON type wrote) when it
+    runs them.
     """
 
     __slots__ = ("json_at", "keys", "pg", "sql", "text")
@@ -129,7 +135,7 @@ class _Stmt:
     def encode(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
         if not self.json_at:
             return row
-        return tuple(json.dumps(v) if i in self.json_at else v for i, v in enumerate(row))
+        return tuple(_dumps(v) if i in self.json_at else v for i, v in enumerate(row))
 
     def __repr__(self) -> str:
         return f"_Stmt({self.sql!r})"
