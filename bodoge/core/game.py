@@ -72,6 +72,8 @@ class EndReason(StrEnum):
     NO_DECLARERS = "no_declarers"
     #: Illustori: a player played their last card and the final round was played.
     HAND_EMPTIED = "hand_emptied"
+    #: Illustori: no word joined the chain for three rounds; the fewest cards in hand win.
+    STALLED = "stalled"
 
 
 @dataclass(frozen=True)

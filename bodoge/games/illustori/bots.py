@@ -39,6 +39,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -61,6 +62,7 @@ from bodoge.games.illustori.words import (
     openings,
     plausible_reading,
     relation,
+    stretch_words,
 )
 
 __all__ = [
@@ -79,6 +81,13 @@ __all__ = [
 #: :data:`EASY_TAIL` could is a hard one.
 DEAD_END = 0.001
 EASY_TAIL = 0.006
+#: After this many rounds in a row without a word joining the chain, a bot
+#: thinks of every word it knows for its cards (not only a share of them) …
+THINK_HARDER = 1
+#: … and after this many it stretches a point with a plain word that links,
+#: which voters let pass as a loose word, before the table stalls for good
+#: (:data:`~bodoge.games.illustori.rules.STALL_ROUNDS`).
+STRETCH = 2
 
 
 @dataclass(frozen=True)
@@ -148,6 +157,8 @@ class Table:
     deck_seed: int | None
     deck_size: int = 0
     gone: frozenset[int] = frozenset()
+    #: Full rounds in a row without a word joining the chain (the view's ``idle_turns``).
+    idle_rounds: int = 0
 
     @classmethod
     def from_view(cls, view: Mapping[str, JSON]) -> Table:
@@ -159,6 +170,7 @@ class Table:
         # An uploaded deck has pictures but no names to look up.
         seed = deck["seed"] if deck["custom"] is None else None
         gone = {w["card"] for w in chain}
+        idle = view.get("idle_turns", 0) // max(1, view["seats"])
         return cls(
             language=language,
             ban_same_ends=bool(options["ban_same_ends"]),
@@ -171,6 +183,7 @@ class Table:
             deck_seed=seed,
             deck_size=deck["size"],
             gone=frozenset(gone),
+            idle_rounds=idle,
         )
 
     def card_words(self, number: int) -> CardWords:
@@ -192,6 +205,10 @@ class Table:
         from the cards not on the chain (the first to see it stretches).
         """
         return _stuck(self)
+
+    def stalling(self) -> bool:
+        """Whether to stretch a point: stuck, or :data:`STRETCH` rounds without a word."""
+        return self.idle_rounds >= STRETCH or self.stuck()
 
     def openness(self, word: Candidate) -> float:
         """The share of words that could follow ``word`` (see :func:`.words.openings`)."""
@@ -232,6 +249,7 @@ def _stuck(table: Table) -> bool:
     # Cached: every seat asks the same of the same table, turn after turn.
     if table.previous is None or table.deck_seed is None:
         return False
+    table = dataclasses.replace(table, idle_rounds=0)  # the same question, however long it stalled
     for number in range(table.deck_size):
         if number in table.gone:
             continue
@@ -262,11 +280,19 @@ class IllustoriBot(Bot[IllustoriMove]):
 
     # -- naming cards -----------------------------------------------------------------------
 
-    def words(self, known: CardWords, rng: random.Random) -> Iterator[Candidate]:
-        """The words the bot thinks of for a card this turn: its names, and some of the rest."""
+    def words(
+        self, known: CardWords, rng: random.Random, *, every: bool = False
+    ) -> Iterator[Candidate]:
+        """The words the bot thinks of for a card this turn: its names, and some of the rest.
+
+        With ``every`` (the table has gone a round without a word) it thinks
+        of them all, as people try harder when nobody can go on.
+        """
         weights = self.style.tiers
         for word in known.phrases:
-            if weights[word.tier] > 0 and (word.tier == 0 or rng.random() < self.style.ideas):
+            if weights[word.tier] > 0 and (
+                word.tier == 0 or every or rng.random() < self.style.ideas
+            ):
                 yield word
 
     def first_word(self, view: Mapping[str, JSON], table: Table, rng: random.Random) -> FirstWord:
@@ -296,19 +322,19 @@ class IllustoriBot(Bot[IllustoriMove]):
         careless = rng.random() < self.style.forget
         # On an uploaded deck every card takes the same words: look once.
         numbers = [rng.choice(hand)] if table.deck_seed is None else hand
+        harder = table.idle_rounds >= THINK_HARDER
         options = [
             (number, word)
             for number in numbers
-            for word in self.words(table.card_words(number), rng)
+            for word in self.words(table.card_words(number), rng, every=harder)
             if table.links(word)
         ]
         chosen = self._choose(options, table, rng, careless=careless)
-        if chosen is None and table.stuck():
-            # Nobody at the table can go on: as people do then, stretch a
-            # point and give one of the cards a plain word that links.
-            plain = generic_words(table.language).phrases
-            stretch = [(rng.choice(hand), w) for w in plain if table.links(w)]
-            chosen = self._choose(stretch, table, rng)
+        if chosen is None and table.stalling():
+            # Nobody at the table can go on, or the table has gone rounds
+            # without a word: as people do then, stretch a point and give one
+            # of the cards a plain word that links, rather than exchange for ever.
+            chosen = self.stretch(hand, table, rng)
         if chosen is None:
             return Exchange(self.to_exchange(hand, table, rng))
         number, word = chosen
@@ -316,16 +342,42 @@ class IllustoriBot(Bot[IllustoriMove]):
         head, tail = word.stated()
         return PlayCard(number, word.text, head, tail)
 
+    def stretch(
+        self, hand: Sequence[int], table: Table, rng: random.Random
+    ) -> tuple[int | None, Candidate] | None:
+        """A plain word that links and stands, on the hand card it suits best.
+
+        A word that happens to say something about one of the cards (a scene
+        word or an association of it) goes on that card; otherwise any word,
+        on any card.
+        """
+        plain = [w for w in stretch_words(table.language) if table.links(w)]
+        if table.deck_seed is not None:
+            shown = {number: card(table.deck_seed, number) for number in hand}
+            suited = [
+                (number, w)
+                for number in hand
+                for w in plain
+                if relation(shown[number], w.text, table.language)
+            ]
+            chosen = self._choose(suited, table, rng)
+            if chosen is not None:
+                return chosen
+        return self._choose([(rng.choice(hand), w) for w in plain], table, rng)
+
     def to_exchange(self, hand: Sequence[int], table: Table, rng: random.Random) -> tuple[int, ...]:
         """The cards to give back: the half of the hand with the fewest usable endings.
 
         A card's worth is how many different last letters its names and
         phrases can end with under the table's bans (ties broken at random);
-        at least one card goes.
+        at least one card goes.  When the table has gone a round without a
+        word (:data:`THINK_HARDER`), all but the best card go: a fresh hand
+        is likelier to hold the word everyone is missing.
         """
         worth = {number: self._endings(number, table) for number in hand}
         ranked = sorted(hand, key=lambda n: (worth[n], rng.random()))
-        return tuple(sorted(ranked[: max(1, len(ranked) // 2)]))
+        keep = 1 if table.idle_rounds >= THINK_HARDER else len(ranked) - len(ranked) // 2
+        return tuple(sorted(ranked[: max(1, len(ranked) - keep)]))
 
     def _endings(self, number: int, table: Table) -> int:
         language = table.language
@@ -397,7 +449,7 @@ class IllustoriBot(Bot[IllustoriMove]):
             return True  # nobody knows what an uploaded picture is called: trust the player
         shown = card(table.deck_seed, play["card"])
         chance = self.ok_chance(shown, play["word"], play["head"], play["tail"], table.language)
-        if chance == self.style.ok_none and table.stuck():
+        if chance == self.style.ok_none and table.stalling():
             chance = self.style.ok_loose  # nobody could go on: a stretch is welcome
         return rng.random() < chance
 

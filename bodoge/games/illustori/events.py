@@ -111,4 +111,12 @@ class FinalRound(Event):
 
 @dataclass(frozen=True)
 class GameEnded(Event):
+    """The game is over: ``reason`` is ``hand_emptied`` (after the final round) or ``stalled``.
+
+    A stalled game (no word joined the chain for three rounds) is won by the
+    seats holding the fewest cards; ``cards`` is every seat's hand count then.
+    """
+
     winners: tuple[int, ...]
+    reason: str = "hand_emptied"
+    cards: tuple[int, ...] = ()

@@ -58,6 +58,19 @@ from bodoge.games.illustori.state import IllustoriState, VoteOutcome, Word
 MAX_WORD = 40
 #: Judgement reasons that mean the move is malformed rather than against the rules.
 MALFORMED = frozenset({"empty", "not_kana", "no_letters", "head_mismatch", "tail_mismatch"})
+#: Rounds in a row without a word joining the chain after which the game ends, stalled.
+STALL_ROUNDS = 3
+#: The events the table's log keeps (the view's ``log``); turns, draws and single votes are not.
+LOGGED = (
+    FirstWordGiven,
+    CardPlayed,
+    Penalty,
+    VoteResolved,
+    CardsExchanged,
+    DeckReshuffled,
+    FinalRound,
+    GameEnded,
+)
 
 
 def setup(options: IllustoriOptions, seats: int, seed: int) -> IllustoriState:
@@ -108,10 +121,24 @@ def clock(state: IllustoriState) -> Clock[VoteTimeout] | None:
     return None
 
 
+def stall_turns(state: IllustoriState) -> int:
+    """How many turns in a row without a word joining the chain end the game: three rounds."""
+    return STALL_ROUNDS * state.seats
+
+
 def result(state: IllustoriState) -> Result | None:
-    """Winners (every seat with an empty hand) share first place; everyone else is second."""
+    """Winners share first place.
+
+    After the final round the winners are the seats with an empty hand and
+    everyone else is second.  A stalled game ranks every seat by the cards
+    left in its hand, fewest first (ties share a place: 1, 1, 3 …).
+    """
     if state.phase != "ended":
         return None
+    if state.stalled:
+        counts = [len(h) for h in state.hands]
+        places = tuple(1 + sum(1 for c in counts if c < mine) for mine in counts)
+        return Result(places, EndReason.STALLED)
     places = tuple(1 if s in state.winners else 2 for s in range(state.seats))
     return Result(places, EndReason.HAND_EMPTIED)
 
@@ -129,18 +156,23 @@ def apply(
     if seat is not None and (not is_whole(seat) or not 0 <= seat < state.seats):
         raise BadMove(f"there is no seat {seat!r} at this table")
     if isinstance(move, VoteTimeout):
-        return _vote_timeout(state, seat)
-    if seat is None:
+        after, events = _vote_timeout(state, seat)
+    elif seat is None:
         raise NotYourTurn("only the vote limit acts for the table")
-    if isinstance(move, FirstWord):
-        return _first_word(state, seat, move)
-    if isinstance(move, PlayCard):
-        return _play(state, seat, move)
-    if isinstance(move, Exchange):
-        return _exchange(state, seat, move)
-    if isinstance(move, Vote):
-        return _vote(state, seat, move)
-    raise BadMove(f"not an Illustori move: {move!r}")
+    elif isinstance(move, FirstWord):
+        after, events = _first_word(state, seat, move)
+    elif isinstance(move, PlayCard):
+        after, events = _play(state, seat, move)
+    elif isinstance(move, Exchange):
+        after, events = _exchange(state, seat, move)
+    elif isinstance(move, Vote):
+        after, events = _vote(state, seat, move)
+    else:
+        raise BadMove(f"not an Illustori move: {move!r}")
+    logged = tuple(e for e in events if isinstance(e, LOGGED))
+    if logged:
+        after = dataclasses.replace(after, log=(*after.log, *logged))
+    return after, events
 
 
 # -- checks -------------------------------------------------------------------
@@ -375,7 +407,7 @@ def _resolve(
             draft.events.append(FinalRound(play.seat, state.giver))
     else:
         draft.draw(play.seat, returning=[play.card])
-    return draft.end_turn(play.seat)
+    return draft.end_turn(play.seat, accepted=passed)
 
 
 def _word(card: int, text: str, judgement: shiritori.Judgement, seat: int) -> Word:
@@ -428,13 +460,26 @@ class _Draft:
         self.reshuffles += 1
         self.events.append(DeckReshuffled(len(deck)))
 
-    def end_turn(self, seat: int) -> tuple[IllustoriState, list[Event]]:
-        """Pass the turn on, or end the game after the giver's turn in the final round."""
+    def end_turn(self, seat: int, accepted: bool = False) -> tuple[IllustoriState, list[Event]]:
+        """Pass the turn on, or end the game.
+
+        The game ends after the giver's turn in the final round, or when this
+        turn, without a word joining the chain (``accepted``), completes
+        :data:`STALL_ROUNDS` such rounds in a row: then the fewest cards win.
+        """
+        idle = 0 if accepted else self.state.idle_turns + 1
+        self.changes["idle_turns"] = idle
         final = self.changes.get("final_round", self.state.final_round)
+        counts = tuple(len(h) for h in self.hands)
         if final and seat == self.state.giver:
-            winners = tuple(s for s, hand in enumerate(self.hands) if not hand)
-            self.events.append(GameEnded(winners))
+            winners = tuple(s for s, n in enumerate(counts) if n == 0)
+            self.events.append(GameEnded(winners, EndReason.HAND_EMPTIED.value, counts))
             return self.freeze(phase="ended", winners=winners), self.events
+        if idle >= stall_turns(self.state):
+            fewest = min(counts)
+            winners = tuple(s for s, n in enumerate(counts) if n == fewest)
+            self.events.append(GameEnded(winners, EndReason.STALLED.value, counts))
+            return self.freeze(phase="ended", winners=winners, stalled=True), self.events
         following = (seat + 1) % self.state.seats
         self.events.append(TurnStarted(following))
         return self.freeze(phase="play", turn=following), self.events

@@ -82,6 +82,8 @@ class GameRecord:
     exchanged_cards: int = 0
     reshuffles: int = 0
     final_round: bool = False
+    #: The game ended because no word joined the chain for three rounds.
+    stalled: bool = False
     winners: int = 0
     #: Words (first word included) by how they relate to their card: ``apt``,
     #: ``loose`` or ``""``; empty for uploaded decks, whose pictures have no names.
@@ -164,6 +166,7 @@ def _count(record: GameRecord, event: object, deck_seed: int | None, language: s
         record.final_round = True
     elif isinstance(event, GameEnded):
         record.winners = len(event.winners)
+        record.stalled = event.reason == "stalled"
 
 
 def run_games(
@@ -235,6 +238,8 @@ def summary_rows(tally: Tally) -> list[tuple[str, str]]:
         ("reshuffles", f"{tally.total(lambda r: r.reshuffles):g} in "
                        f"{sum(1 for r in tally.records if r.reshuffles)} games"),
         ("final rounds", _rate(sum(1 for r in tally.records if r.final_round), games)),
+        ("stalled (3 rounds without a word)",
+         _rate(sum(1 for r in tally.records if r.stalled), games)),
         ("winners per game", ", ".join(f"{n}: {winners[n]}" for n in sorted(winners)) or "-"),
     ]  # fmt: skip
     return rows + word_rows(tally)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from bodoge.core.game import Event
 from bodoge.games.illustori.options import IllustoriOptions
 
 Phase = Literal["first_word", "play", "vote", "ended"]
@@ -65,7 +66,12 @@ class IllustoriState:
     ``deck[0]`` is the top of the deck.  ``votes`` holds one entry per seat
     during a vote (``None``: not voted yet, or the player).  ``reshuffles``
     counts how often the discards became the deck, so each reshuffle draws
-    from its own seeded stream.
+    from its own seeded stream.  ``idle_turns`` counts the turns since a word
+    last joined the chain (exchanges, penalties and failed votes); when it
+    reaches :data:`~bodoge.games.illustori.rules.STALL_ROUNDS` rounds the
+    game ends as ``stalled``.  ``log`` holds the events of the table's log
+    (words, verdicts, penalties, exchanges, reshuffles, the final round, the
+    end), whole: what each seat may see of them is the view's business.
     """
 
     options: IllustoriOptions
@@ -86,6 +92,9 @@ class IllustoriState:
     reshuffles: int = 0
     last_vote: VoteOutcome | None = None
     winners: tuple[int, ...] = ()
+    idle_turns: int = 0
+    stalled: bool = False
+    log: tuple[Event, ...] = ()
 
     @property
     def seats(self) -> int:

@@ -25,7 +25,7 @@ from bodoge.games.illustori.events import (
     VoteResolved,
 )
 from bodoge.games.illustori.options import VOTE_SECONDS, options_to_json
-from bodoge.games.illustori.rules import result, to_act
+from bodoge.games.illustori.rules import result, stall_turns, to_act
 from bodoge.games.illustori.state import IllustoriState, VoteOutcome
 
 
@@ -37,9 +37,18 @@ def view(state: IllustoriState, seat: int | None) -> dict[str, JSON]:
     ``first_word_giver``, ``first_card``, ``chain``, ``word`` (the word to
     continue from), ``next_heads``, ``used_joints``, ``pending`` and ``votes``
     (during a vote), ``last_vote``, ``deck_count``, ``discard_count``,
-    ``final_round``, ``deck`` (what the card numbers show), ``vote_seconds``,
-    ``options`` and ``result``.  With secret voting ``to_act`` lists at most the
-    viewer during a vote, since the full list would tell who has voted.
+    ``final_round``, ``idle_turns`` and ``stall_turns`` (turns without a word
+    joining the chain, and how many end the game), ``deck`` (what the card
+    numbers show), ``vote_seconds``, ``options``, ``result`` and ``log``.
+    With secret voting ``to_act`` lists at most the viewer during a vote,
+    since the full list would tell who has voted.
+
+    ``log`` is the table's whole log, the same for every seat and spectator:
+    each entry is the event as a spectator sees it (:func:`observe` with no
+    seat) — words, verdicts with their counts (and who voted what, unless the
+    votes are secret), penalties, exchanges (how many cards, never which),
+    reshuffles, the final round and the end.  A new device, a late spectator
+    and the replay read the same log as a player who saw it happen.
     """
     secret = state.options.secret_votes
     current = state.current
@@ -69,6 +78,8 @@ def view(state: IllustoriState, seat: int | None) -> dict[str, JSON]:
         "deck_count": len(state.deck),
         "discard_count": len(state.discards),
         "final_round": state.final_round,
+        "idle_turns": state.idle_turns,
+        "stall_turns": stall_turns(state),
         "deck": {
             "size": state.options.deck_size,
             "seed": state.deck_seed,
@@ -77,6 +88,7 @@ def view(state: IllustoriState, seat: int | None) -> dict[str, JSON]:
         "vote_seconds": VOTE_SECONDS if state.options.vote_limit else None,
         "options": options_to_json(state.options),
         "result": outcome.to_json() if outcome else None,
+        "log": [entry for e in state.log if (entry := observe(e, None)) is not None],
     }
 
 
@@ -162,5 +174,10 @@ def observe(event: Event, seat: int | None) -> dict[str, JSON] | None:
     if isinstance(event, FinalRound):
         return {"type": "final_round", "seat": event.seat, "ends_after": event.ends_after}
     if isinstance(event, GameEnded):
-        return {"type": "game_ended", "winners": list(event.winners)}
+        return {
+            "type": "game_ended",
+            "winners": list(event.winners),
+            "reason": event.reason,
+            "cards": list(event.cards),
+        }
     return None

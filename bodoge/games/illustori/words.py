@@ -55,6 +55,7 @@ False
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 import unicodedata
@@ -87,6 +88,7 @@ __all__ = [
     "plausible_reading",
     "reading",
     "relation",
+    "stretch_words",
 ]
 
 #: Names (0), scene words (1), phrases (2), associations (3).
@@ -568,6 +570,31 @@ def generic_words(language: str) -> CardWords:
     """
     words = GENERIC_JA if language == "ja" else GENERIC_EN
     return CardWords(language, tuple(c for w in words if (c := _join([_plain(w)], 0))))
+
+
+@cache
+def stretch_words(language: str) -> tuple[Candidate, ...]:
+    """Plain words a bot says to stretch a point when the table cannot go on.
+
+    The plain words of uploaded decks, then every name, scene word and
+    association of the cards of :data:`REFERENCE_DECKS` (the words a bot
+    knows at all; phrases are left out), each once: real words, which may
+    happen to say something about a card in hand (:meth:`.bots.IllustoriBot.stretch`
+    prefers those).
+
+    >>> words = stretch_words("ja")
+    >>> len(words) > len(generic_words("ja").phrases)
+    True
+    """
+    known = (
+        w
+        for seed in REFERENCE_DECKS
+        for number in range(60)
+        for w in card_words(seed, number, language).phrases
+        if w.tier in (0, 1, 3)
+    )
+    plain = (dataclasses.replace(w, tier=0) for w in known)
+    return _unique_words([*generic_words(language).phrases, *plain])
 
 
 # -- judging a word against a card --------------------------------------------------------

@@ -368,6 +368,86 @@ def test_a_bot_exchanges_when_no_word_can_stand() -> None:
             assert after.turn != seat
 
 
+def test_after_a_round_without_a_word_a_bot_keeps_only_its_best_card() -> None:
+    state = _turn_state({"players": 4, "ban_used_joints": True})
+    state = dataclasses.replace(state, used_joints=(*FAMILIES, "ん"), idle_turns=4)
+    seat = state.turn
+    move = make_bot("normal").act(GAME.view(state, seat), seat, random.Random(1))
+    assert isinstance(move, Exchange) and len(move.cards) == len(state.hands[seat]) - 1
+
+
+def _ending_in(state: IllustoriState, letter: str) -> IllustoriState:
+    """``state`` with the chain's last word ending in ``letter`` (nothing else changed)."""
+    last = state.chain[-1]
+    word = dataclasses.replace(last, word="あ" + letter, tail=letter, next_heads=(letter,))
+    return dataclasses.replace(state, chain=(*state.chain[:-1], word))
+
+
+def test_after_two_rounds_without_a_word_a_bot_stretches_rather_than_exchange() -> None:
+    state = _turn_state({"players": 4})
+    seat = state.turn
+    stretched = []
+    for letter in FAMILIES:
+        quiet = _ending_in(state, letter)
+        table = Table.from_view(GAME.view(quiet, seat))
+        if table.stuck():
+            continue  # nobody could go on: a bot stretches at once (tested elsewhere)
+        bot = make_bot("normal")
+        moves = [bot.act(GAME.view(quiet, seat), seat, random.Random(d)) for d in range(5)]
+        if not all(isinstance(m, Exchange) for m in moves):
+            continue  # its cards have a word for this letter
+        # Two rounds (8 turns at 4 players) without a word: it stretches a point.
+        stalled = dataclasses.replace(quiet, idle_turns=8)
+        move = bot.act(GAME.view(stalled, seat), seat, random.Random(0))
+        assert isinstance(move, PlayCard), (letter, move)
+        assert move.word in {w.text for w in words.stretch_words("ja")}
+        after, events = GAME.apply(stalled, seat, move)
+        assert not any(isinstance(e, Penalty) for e in events) and after.phase == "vote"
+        # The voters let it pass as a loose word, where they would turn it down before.
+        shown = card(state.deck_seed, move.card)
+        if not words.relation(shown, move.word, "ja"):
+            voter = (seat + 1) % 4
+            oks = [
+                make_bot("normal").act(GAME.view(after, voter), voter, random.Random(d)).ok
+                for d in range(40)
+            ]
+            assert sum(oks) >= 24
+            calm = dataclasses.replace(after, idle_turns=0)
+            if not Table.from_view(GAME.view(calm, voter)).stuck():
+                oks = [
+                    make_bot("normal").act(GAME.view(calm, voter), voter, random.Random(d)).ok
+                    for d in range(40)
+                ]
+                assert sum(oks) <= 8
+        stretched.append(letter)
+    assert len(stretched) >= 3, stretched
+
+
+@pytest.mark.parametrize(
+    ("options", "levels", "seeds"),
+    [
+        # Games that used to exchange for ever (5,000 moves and more).
+        (
+            {"players": 5, "ban_same_ends": True, "ban_used_joints": True},
+            ("easy", "normal"),
+            [3570914432682781790, 14679374880247993765, 17335077643448585249],
+        ),
+        (
+            {"players": 6, "language": "en", "ban_used_joints": True, "deck_size": 33},
+            ("normal",),
+            [0, 13480030898074056108, 13601215715290417961, 11378788788756972734],
+        ),
+    ],
+    ids=["ja-both-bans", "en-33-cards"],
+)
+def test_games_that_used_to_stall_end(
+    options: dict[str, Any], levels: tuple[str, ...], seeds: list[int]
+) -> None:
+    for seed in seeds:
+        record = play_game(options, seed, levels=levels, max_moves=1500)
+        assert record.finished, (options, seed)
+
+
 @pytest.mark.parametrize("language", ["ja", "en"])
 def test_a_played_word_links_and_breaks_no_ban(language: str) -> None:
     for seed in range(15):

@@ -606,6 +606,91 @@ def test_nobody_plays_out_on_a_failed_vote_or_a_penalty() -> None:
     assert len(state.hands[0]) == 1 and not state.final_round and state.phase == "play"
 
 
+# -- a stalled table ----------------------------------------------------------------------
+
+
+def stalled_table() -> IllustoriState:
+    """3 players, giver 2 (turn order 0, 1, 2), hands of 2, 3 and 1 cards, after the first word."""
+    return started(table(3, [[0, 1], [2, 3, 4], [5]], giver=2))
+
+
+def no_word(state: IllustoriState, how: str) -> IllustoriState:
+    """The turn player's turn ends without a word joining the chain: ``how`` it goes."""
+    seat = state.turn
+    card = state.hands[seat][0]
+    assert state.current is not None
+    head = state.current.next_heads[0]
+    if how == "exchange":
+        state, _ = rules.apply(state, seat, Exchange((card,)))
+    elif how == "penalty":
+        state, _ = rules.apply(state, seat, PlayCard(card, head + "かん"))
+    else:  # voted down
+        state, _ = rules.apply(state, seat, PlayCard(card, head + "る"))
+        for voter in state.awaited:
+            state, _ = rules.apply(state, voter, Vote(False))
+    return state
+
+
+def test_three_rounds_without_a_word_end_the_game() -> None:
+    state = stalled_table()
+    assert rules.STALL_ROUNDS == 3 and rules.stall_turns(state) == 9
+    ways = ["exchange", "penalty", "failed"]
+    for turn in range(8):
+        state = no_word(state, ways[turn % 3])
+        assert state.phase == "play" and state.idle_turns == turn + 1
+        assert rules.result(state) is None
+    log_before = len(state.log)
+    last = state.hands[2][0]
+    state, events = rules.apply(state, 2, Exchange((last,)))  # the ninth turn: three rounds
+    assert state.phase == "ended" and state.stalled and rules.to_act(state) == frozenset()
+    assert events[-1] == GameEnded((2,), "stalled", (2, 3, 1))
+    assert not any(isinstance(e, TurnStarted) for e in events)
+    result = rules.result(state)
+    assert result is not None and result.reason == "stalled"
+    # The fewest cards win; the others are ranked by the cards they hold.
+    assert result.places == (2, 3, 1) and result.winners == (2,)
+    assert state.log[log_before:] == (CardsExchanged(2, (last,)), events[-1])
+    refused(state, 0, Exchange((0,)), GameFinished)
+
+
+def test_a_stalled_game_shares_first_place_among_the_fewest_cards() -> None:
+    state = started(table(3, [[0, 1], [2, 3], [4, 5, 6]], giver=2))
+    for _ in range(9):
+        state = no_word(state, "exchange")
+    result = rules.result(state)
+    assert result is not None and result.places == (1, 1, 3) and result.winners == (0, 1)
+    assert state.winners == (0, 1)
+
+
+def test_an_accepted_word_starts_the_count_again() -> None:
+    state = started(table(3, [[0, 1], [2, 3, 4], [5, 6]], giver=2))
+    for _ in range(8):
+        state = no_word(state, "exchange")
+    assert state.idle_turns == 8 and state.turn == 2
+    state = play_and_pass(state, state.hands[2][0], state.current.next_heads[0] + "るい")
+    assert state.idle_turns == 0 and state.phase == "play" and state.turn == 0
+    for _ in range(8):  # three more rounds are needed again
+        state = no_word(state, "exchange")
+    assert state.phase == "play" and rules.result(state) is None
+    state = no_word(state, "exchange")
+    assert state.phase == "ended" and state.stalled
+
+
+def test_a_game_where_words_join_the_chain_never_stalls() -> None:
+    state = started(table(3, HANDS3, giver=2))
+    ways = ["exchange", "failed", "penalty"]
+    for _ in range(12):
+        # Seven turns without a word (over two rounds), then a word joins: it goes on.
+        for turn in range(7):
+            state = no_word(state, ways[turn % 3])
+        assert state.idle_turns == 7
+        state = play_and_pass(
+            state, state.hands[state.turn][0], state.current.next_heads[0] + "るい"
+        )
+        assert state.idle_turns == 0 and state.phase == "play"
+    assert len(state.chain) == 13 and not state.stalled and rules.result(state) is None
+
+
 # -- any text --------------------------------------------------------------------------
 
 
