@@ -189,6 +189,12 @@ def play(
         page.click("[data-testid=penalty-confirm-ok]")
 
 
+def log_texts(page: Page) -> list[str]:
+    """The log's lines as text, spaces folded."""
+    texts = page.locator("[data-testid=log-entry]").all_text_contents()
+    return [" ".join(text.split()) for text in texts]
+
+
 def vote(page: Page, ok: bool) -> None:
     page.click(f"[data-testid=vote-{'ok' if ok else 'ng'}]")
     page.wait_for_selector("[data-testid=my-vote], [data-testid=last-vote], [data-testid=result]")
@@ -374,15 +380,26 @@ def test_three_people_play_a_japanese_game_to_the_end(open_page, screenshot_dir)
             if k == 4:
                 assert "承認" in player.inner_text("[data-testid=last-vote]")
             if k == 6:
-                # A reload keeps the hand, the chain and the log.
+                # A reload keeps the hand, the chain and the log, word for word.
                 page = voters[0]
-                before = (hand_cards(page), page.locator("[data-testid=log-entry]").count())
+                before = (hand_cards(page), log_texts(page))
                 chain = page.locator("[data-testid=chain-word]").count()
                 page.reload()
                 wait_n([page], n)
-                after = (hand_cards(page), page.locator("[data-testid=log-entry]").count())
+                after = (hand_cards(page), log_texts(page))
                 assert after == before
                 assert page.locator("[data-testid=chain-word]").count() == chain
+                # Someone who comes to watch now reads the same log as the players,
+                # rejected words with their tallies, the penalty and the exchange too.
+                watcher, _ = open_page("/")
+                ui.sign_in(watcher, "みる")
+                watcher.goto(host.url)
+                wait_n([watcher], n)
+                assert log_texts(watcher) == log_texts(host) == log_texts(player)
+                for kind in ("first", "failed", "penalty", "exchange", "passed"):
+                    assert watcher.locator(f"[data-testid=log-entry][data-kind={kind}]").count()
+                failed = watcher.locator("[data-testid=log-entry][data-kind=failed]").first
+                assert "否決" in failed.inner_text() and "OK 0" in failed.inner_text()
             if k == 9:
                 shoot(pages[board(host)["turn"]], screenshot_dir, "illustori-chain-ja")
         if host.locator("[data-testid=final-round]").count():
@@ -401,8 +418,80 @@ def test_three_people_play_a_japanese_game_to_the_end(open_page, screenshot_dir)
         assert page.locator("[data-testid=chain-word]").count() >= 10
         assert page.locator("[data-testid=log-entry][data-kind=final]").count() == 1
     shoot(pages[result[0]], screenshot_dir, "illustori-end-ja", phone=True)
+    # Every device shows the same log to the end: the players, the late watcher
+    # and, step by step from the server's history, the replay.
+    live = log_texts(host)
+    assert live[-1].startswith("ゲーム終了") and sum("否決" in x for x in live) >= 2
+    for page in [*pages, watcher]:
+        page.wait_for_selector("[data-testid=log-entry][data-kind=end]")
+        assert log_texts(page) == live
+    host.click("[data-testid=replay-link]")
+    host.wait_for_selector("[data-testid=replay-page] [data-testid=illustori]")
+    host.keyboard.press("End")
+    host.wait_for_selector("[data-testid=log-entry][data-kind=end]")
+    assert log_texts(host) == live
+    host.keyboard.press("Home")
+    host.wait_for_function("() => !document.querySelector('[data-testid=log-entry]')")
+    host.keyboard.press("ArrowRight")
+    host.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=log-entry]').length === 1"
+    )
+    assert log_texts(host) == live[:1]
     # Nothing ever ran the markup word.
     assert not [d for found in problems for d in found.dialogs]
+
+
+# --- a table that cannot go on ----------------------------------------------------------
+
+
+def exchange_one(page: Page) -> None:
+    page.click("[data-testid=mode-exchange]")
+    page.click(f"[data-testid=hand-{hand_cards(page)[0]}]")
+    page.click("[data-testid=exchange]")
+
+
+def test_three_rounds_of_exchanges_end_the_game_stalled(open_page, screenshot_dir):
+    names = ["はなこ", "Taro", "けん"]
+    pages, _ = seat_up(open_page, names, "ja", seed=7)
+    host = pages[0]
+    giver = board(host)["giver"]
+    pages[giver].fill("[data-testid=word]", "つきよ")
+    pages[giver].click("[data-testid=send]")
+    n = 1
+    wait_n(pages, n)
+    # One round of exchanges: everyone is told how close the end is.
+    for _ in range(3):
+        exchange_one(pages[board(host)["turn"]])
+        n += 1
+        wait_n(pages, n)
+    for page in pages:
+        assert "3手番続けて" in page.inner_text("[data-testid=stall]")
+        assert "あと6手番" in page.inner_text("[data-testid=stall]")
+    # A word joins the chain: the count starts again and the notice goes.
+    turn = board(host)["turn"]
+    play(pages[turn], ja_word(next_heads(pages[turn])))
+    n += 1
+    wait_n(pages, n)
+    for voter in (s for s in range(3) if s != turn):
+        vote(pages[voter], True)
+        n += 1
+    wait_n(pages, n)
+    for page in pages:
+        assert page.locator("[data-testid=stall]").count() == 0
+    # Then three rounds without a word: the game ends, the fewest cards win.
+    for k in range(9):
+        exchange_one(pages[board(host)["turn"]])
+        n += 1
+        wait_n(pages, n)
+        if k == 7:
+            assert "あと1手番" in host.inner_text("[data-testid=stall]")
+    for page in pages:
+        page.wait_for_selector("[data-testid=result]")
+        assert page.locator("[data-testid=stalled]").count() == 1
+        assert names[turn] in page.inner_text("[data-testid=winners]")  # one card fewer
+        end = page.locator("[data-testid=log-entry][data-kind=end]")
+        assert "3周ワードが通らず" in end.inner_text() and names[turn] in end.inner_text()
+    shoot(host, screenshot_dir, "illustori-stalled-ja")
 
 
 # --- the English game with secret voting ----------------------------------------------

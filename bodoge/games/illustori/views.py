@@ -9,6 +9,9 @@ what, nor even who has voted: only how many votes are in, and the counts.
 
 from __future__ import annotations
 
+import threading
+from functools import lru_cache
+
 from bodoge.core.game import Event
 from bodoge.core.values import JSON
 from bodoge.games.illustori.events import (
@@ -88,8 +91,43 @@ def view(state: IllustoriState, seat: int | None) -> dict[str, JSON]:
         "vote_seconds": VOTE_SECONDS if state.options.vote_limit else None,
         "options": options_to_json(state.options),
         "result": outcome.to_json() if outcome else None,
-        "log": [entry for e in state.log if (entry := observe(e, None)) is not None],
+        "log": _log(state.log),
     }
+
+
+#: The last logs built, by the identity of the state's log (kept alive here, so
+#: an id is not reused while its entry stands): every seat's view of a state
+#: shares one list.
+_LOGS: dict[int, tuple[tuple[Event, ...], list[JSON]]] = {}
+_LOGS_KEPT = 64
+_LOGS_LOCK = threading.Lock()
+
+
+def _log(log: tuple[Event, ...]) -> list[JSON]:
+    """The view's ``log`` for a state's log (shared between views, which are never changed)."""
+    with _LOGS_LOCK:  # bots may look at views in threads
+        kept = _LOGS.get(id(log))
+        if kept is not None and kept[0] is log:
+            return kept[1]
+    entries: list[JSON] = [_logged(e) for e in log]
+    with _LOGS_LOCK:
+        if len(_LOGS) >= _LOGS_KEPT:
+            del _LOGS[next(iter(_LOGS))]
+        _LOGS[id(log)] = (log, entries)
+    return entries
+
+
+@lru_cache(maxsize=8192)
+def _logged(event: Event) -> dict[str, JSON]:
+    """A log entry: the event as a spectator sees it (the same for every seat).
+
+    Cached, and so shared between views (which are read, never changed): a
+    view no longer rebuilds every entry of a long log after each move, and
+    the server's view diff finds the entries identical at once.
+    """
+    entry = observe(event, None)
+    assert entry is not None, event
+    return entry
 
 
 def _votes(state: IllustoriState, seat: int | None) -> dict[str, JSON]:

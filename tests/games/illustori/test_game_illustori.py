@@ -279,6 +279,33 @@ def test_drawn_and_exchanged_cards_are_seen_by_their_holder_only() -> None:
     assert GAME.observe(object(), 0) is None  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("secret", [False, True])
+def test_the_log_is_the_whole_game_and_the_same_for_everyone(secret: bool) -> None:
+    style = Style(ok=0.5, exchange=0.2, penalty=0.2, mistake=0.0)
+    raw = {"players": 4, "secret_votes": secret, "vote_limit": secret}
+    played = play(raw, 3, style, max_moves=2000)
+    assert GAME.result(played.states[-1]) is not None
+    logged: list[dict[str, Any]] = []
+    for state, events in zip(played.states[1:], played.events, strict=True):
+        for event in events:
+            seen = GAME.observe(event, None)
+            if seen["type"] not in ("turn_started", "card_drawn", "vote_cast"):
+                logged.append(seen)
+        logs = [GAME.view(state, seat)["log"] for seat in (None, *range(4))]
+        assert all(log == logged for log in logs)
+    kinds = {entry["type"] for entry in logged}
+    assert kinds >= {"first_word", "card_played", "penalty", "vote_resolved", "cards_exchanged"}
+    assert {"final_round", "game_ended"} <= kinds
+    assert any(e["type"] == "vote_resolved" and not e["passed"] for e in logged)
+    # An exchange says how many cards, never which; a secret vote never says who voted what.
+    assert all("cards" not in e for e in logged if e["type"] == "cards_exchanged")
+    resolved = [e for e in logged if e["type"] == "vote_resolved"]
+    assert all(("votes" in e) != secret for e in resolved)
+    assert logged[-1]["type"] == "game_ended" and logged[-1]["reason"] == "hand_emptied"
+    final = played.states[-1]
+    assert logged[-1]["cards"] == [len(h) for h in final.hands]
+
+
 # -- what the game declares, and its moves' JSON ------------------------------------------------
 
 

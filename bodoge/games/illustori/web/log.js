@@ -1,23 +1,58 @@
 // The log: what happened at the table, newest last — first word, played words
-// and their votes, penalties, exchanges, the final round, the end.
+// and their votes, penalties, exchanges, reshuffles, the final round, the end.
 //
-// Events arrive one move at a time, so the log is kept in this browser
-// (ctx.storage, per table and seat) and survives a reload; a browser that
-// arrives late starts it from the chain in its first view.
+// It is drawn from the view's `log` alone, which the server keeps for the
+// whole game and shows the same to every seat and spectator
+// (docs/rules/illustori.md, "Views and events"): a reload, a second device, a
+// late spectator and the replay read the same lines as a player who saw them
+// happen.  Only the lines that changed are drawn again.
 
 import { fill, h, icon, userText } from "/static/js/dom.js";
 import { t, tn } from "/static/js/i18n.js";
 import { card } from "./cards.js";
 
-const KEEP = 400;
+/** The view's log as lines: a verdict or a penalty completes the line of its word. */
+export function logLines(log) {
+  const lines = [];
+  for (const e of log ?? []) {
+    switch (e.type) {
+      case "first_word":
+        lines.push({ kind: "first", seat: e.seat, card: e.card, word: e.word });
+        break;
+      case "card_played":
+        lines.push({ kind: "played", seat: e.seat, card: e.card, word: e.word, head: e.head, tail: e.tail });
+        break;
+      case "penalty":
+      case "vote_resolved": {
+        const i = lines.findLastIndex((x) => x.kind === "played" && x.card === e.card && x.seat === e.seat && !x.verdict && !x.penalty);
+        if (i < 0) break;
+        lines[i] = e.type === "penalty" ? { ...lines[i], penalty: e.reason } : { ...lines[i], verdict: { passed: e.passed, ok: e.ok, ng: e.ng, timed_out: e.timed_out, votes: e.votes ?? null } };
+        break;
+      }
+      case "cards_exchanged":
+        lines.push({ kind: "exchange", seat: e.seat, count: e.count });
+        break;
+      case "final_round":
+        lines.push({ kind: "final", seat: e.seat, ends_after: e.ends_after });
+        break;
+      case "game_ended":
+        lines.push({ kind: "end", winners: e.winners, reason: e.reason, cards: e.cards });
+        break;
+      case "deck_reshuffled":
+        lines.push({ kind: "reshuffle", count: e.count });
+        break;
+      default:
+        break;
+    }
+  }
+  return lines;
+}
 
 export function createLog(ctx) {
   const list = h("ol", { class: "il-log", dataset: { testid: "log" } });
   const el = h("div", { class: "il-log-wrap" }, list);
-  let entries = ctx.storage.get("log", null);
-  let seen = ctx.storage.get("log_n", -1);
   let view = null;
-  let lis = []; // the <li> of each entry (null for none)
+  let drawn = []; // [{key, li}] for each line on the page
   let atEnd = true;
   el.addEventListener(
     "scroll",
@@ -28,33 +63,7 @@ export function createLog(ctx) {
   );
 
   const name = (s) => ctx.seatNameNode(s);
-
-  function fromEvent(e, n) {
-    switch (e.type) {
-      case "first_word":
-        return { n, kind: "first", seat: e.seat, card: e.card, word: e.word };
-      case "card_played":
-        return { n, kind: "played", seat: e.seat, card: e.card, word: e.word, head: e.head, tail: e.tail };
-      case "penalty":
-        return { merge: "penalty", seat: e.seat, card: e.card, penalty: e.reason };
-      case "vote_resolved":
-        return { merge: "verdict", seat: e.seat, card: e.card, verdict: { passed: e.passed, ok: e.ok, ng: e.ng, timed_out: e.timed_out, votes: e.votes ?? null } };
-      case "cards_exchanged":
-        return { n, kind: "exchange", seat: e.seat, count: e.count };
-      case "final_round":
-        return { n, kind: "final", seat: e.seat, ends_after: e.ends_after };
-      case "game_ended":
-        return { n, kind: "end", winners: e.winners };
-      case "deck_reshuffled":
-        return { n, kind: "reshuffle", count: e.count };
-      default:
-        return null;
-    }
-  }
-
-  function fromChain(v) {
-    return v.chain.map((w, i) => (i === 0 ? { n: 0, kind: "first", seat: w.seat, card: w.card, word: w.word } : { n: 0, kind: "accepted", seat: w.seat, card: w.card, word: w.word }));
-  }
+  const names = (seats) => h("span", null, seats.flatMap((s, i) => (i ? [t("common.list_sep"), name(s)] : [name(s)])));
 
   function line(e) {
     const deck = view?.deck;
@@ -65,10 +74,6 @@ export function createLog(ctx) {
     switch (e.kind) {
       case "first":
         body = tn("il.log.first", { name: who, word: userText(e.word) });
-        break;
-      case "accepted":
-        body = tn("il.log.accepted", { name: who, word: userText(e.word) });
-        cls = "lg-ok";
         break;
       case "played":
         if (e.penalty) {
@@ -100,7 +105,7 @@ export function createLog(ctx) {
         cls = "lg-final";
         break;
       case "end":
-        body = tn("il.log.end", { names: h("span", null, e.winners.flatMap((s, i) => (i ? [t("common.list_sep"), name(s)] : [name(s)]))) });
+        body = tn(e.reason === "stalled" ? "il.log.end_stalled" : "il.log.end", { names: names(e.winners), count: e.cards?.[e.winners[0]] ?? 0 });
         cls = "lg-final";
         break;
       case "reshuffle":
@@ -115,75 +120,42 @@ export function createLog(ctx) {
     return h("li", { class: ["lg", `lg--${e.kind}`, cls], dataset: { testid: "log-entry", kind } }, thumb, h("p", { class: "lg-text" }, parts));
   }
 
-  function draw() {
-    lis = (entries ?? []).map(line);
-    const items = lis.filter(Boolean);
-    fill(list, items.length ? items : h("li", { class: "muted lg-empty" }, t("il.log.empty")));
+  /** Draw the view's log; with `fresh`, lines that are new or changed are marked as new. */
+  function draw(fresh) {
+    const lines = logLines(view?.log);
+    if (!lines.length) {
+      drawn = [];
+      fill(list, h("li", { class: "muted lg-empty" }, t("il.log.empty")));
+      return;
+    }
+    if (!fresh || !drawn.length) {
+      drawn = lines.map((x) => ({ key: JSON.stringify(x), li: line(x) }));
+      fill(list, drawn.map((d) => d.li));
+    } else {
+      lines.forEach((x, i) => {
+        const key = JSON.stringify(x);
+        if (drawn[i]?.key === key) return;
+        const li = line(x);
+        li.classList.add("lg--new");
+        if (drawn[i]) drawn[i].li.replaceWith(li);
+        else list.append(li);
+        drawn[i] = { key, li };
+      });
+      for (const d of drawn.splice(lines.length)) d.li.remove();
+    }
     if (atEnd) requestAnimationFrame(() => (el.scrollTop = el.scrollHeight));
-  }
-
-  function save() {
-    if (entries.length > KEEP) entries = entries.slice(-KEEP);
-    ctx.storage.set("log", entries);
-    ctx.storage.set("log_n", seen);
   }
 
   return {
     el,
-    /** After every change: events of a new move are added; a snapshot may start the log. */
-    update(v, change, n) {
+    /** After every change: a move's event adds or completes lines; anything else draws them all. */
+    update(v, change) {
       view = v;
-      if (change.kind === "event" && change.msg && change.msg.n > seen) {
-        entries ??= fromChain(v).slice(0, -1);
-        const changed = new Set();
-        for (const e of change.msg.events ?? []) {
-          const entry = fromEvent(e, change.msg.n);
-          if (!entry) continue;
-          if (entry.merge) {
-            // A verdict or a penalty completes the line of the word it is about.
-            const i = entries.findLastIndex((x) => x.kind === "played" && x.card === entry.card && x.seat === entry.seat && !x.verdict && !x.penalty);
-            if (i >= 0) {
-              entries[i] = { ...entries[i], [entry.merge]: entry[entry.merge] };
-              changed.add(i);
-            }
-            continue;
-          }
-          entries.push(entry);
-          changed.add(entries.length - 1);
-        }
-        seen = change.msg.n;
-        save();
-        if (list.querySelector(".lg-empty") === null && lis.length) {
-          // Only the new and completed lines are drawn (the rest stays as it is).
-          for (const i of [...changed].sort((a, b) => a - b)) {
-            const li = line(entries[i]);
-            if (!li) continue;
-            li.classList.add("lg--new");
-            if (lis[i]) lis[i].replaceWith(li);
-            else list.append(li);
-            lis[i] = li;
-          }
-          if (atEnd) requestAnimationFrame(() => (el.scrollTop = el.scrollHeight));
-          return;
-        }
-        draw();
-        return;
-      }
-      if (change.kind === "snapshot" || change.kind === "replay") {
-        if (change.kind === "replay" || entries === null || seen > n) {
-          // A replay, a first visit, or a log from another game: start from the chain.
-          entries = fromChain(v);
-          seen = change.kind === "replay" ? -1 : n;
-          if (change.kind !== "replay") save();
-        }
-        draw();
-        return;
-      }
-      if (change.kind === "lang" || change.kind === "seats") draw();
+      draw(change.kind === "event");
     },
     redraw(v) {
       view = v ?? view;
-      draw();
+      draw(false);
     },
   };
 }

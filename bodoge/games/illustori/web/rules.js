@@ -41,7 +41,7 @@ export function rulesPanel(view) {
       ? [h("h3", null, t("il.rules.bans_title")), list([o.ban_same_ends ? "il.rules.ban_same_ends" : null, o.ban_used_joints ? "il.rules.ban_used_joints" : null].filter(Boolean))]
       : null,
     h("h3", null, t("il.rules.end_title")),
-    list(["il.rules.end_final", "il.rules.end_win"]),
+    list(["il.rules.end_final", "il.rules.end_win", "il.rules.end_stalled"]),
     h("h3", null, t("il.rules.table_title")),
     h(
       "dl",

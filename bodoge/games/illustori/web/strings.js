@@ -129,7 +129,6 @@ export const STRINGS = {
     "il.log.title": "記録",
     "il.log.empty": "まだ何も起きていません",
     "il.log.first": "{name}が最初のワード「{word}」",
-    "il.log.accepted": "{name}の「{word}」",
     "il.log.word": "{name}「{word}」",
     "il.log.voting": "投票中…",
     "il.log.penalty": "ペナルティ：{reason}",
@@ -138,6 +137,9 @@ export const STRINGS = {
     "il.log.exchange": "{name}がカードを{count}枚交換",
     "il.log.final": "{name}が手札を出し切った。最終ラウンド（{giver}の手番まで）",
     "il.log.end": "ゲーム終了。勝者：{names}",
+    "il.log.end_stalled": "3周ワードが通らず、ゲーム終了。手札が最も少ない（{count}枚）{names}の勝ち",
+    "il.stall.note": "{turns}手番続けてワードが通っていません。あと{count}手番通らなければゲーム終了（手札の少ない人の勝ち）",
+    "il.result.stalled": "3周ワードが通らなかったため終了：手札の少ない順",
     "il.log.reshuffle": "捨て札{count}枚を切り直して山札に",
 
     "il.move.first_word": "最初のワード「{word}」",
@@ -175,6 +177,7 @@ export const STRINGS = {
     "il.rules.end_title": "ゲームの終わり",
     "il.rules.end_final": "誰かが手札を出し切るとそのラウンドが最終ラウンドになり、親（最初のワードを決めた人）の手番が終わるとゲーム終了です。",
     "il.rules.end_win": "手札を出し切った人が全員勝ち（同率1位）。得点はありません。",
+    "il.rules.end_stalled": "3周続けてワードが1つも通らなければ（交換・ペナルティ・否決ばかり）ゲーム終了。手札の最も少ない人の勝ちです。",
     "il.rules.table_title": "このテーブルの設定",
 
     "il.opt.language": "しりとりの言語",
@@ -357,7 +360,6 @@ export const STRINGS = {
     "il.log.title": "Log",
     "il.log.empty": "Nothing has happened yet",
     "il.log.first": "{name} began with “{word}”",
-    "il.log.accepted": "{name}: “{word}”",
     "il.log.word": "{name}: “{word}”",
     "il.log.voting": "voting…",
     "il.log.penalty": "Penalty: {reason}",
@@ -367,6 +369,10 @@ export const STRINGS = {
     "il.log.exchange.other": "{name} exchanged {count} cards",
     "il.log.final": "{name} played out their hand. Final round (until {giver}'s turn)",
     "il.log.end": "Game over. Winners: {names}",
+    "il.log.end_stalled": "Three rounds without a word: game over. Fewest cards left ({count}): {names}",
+    "il.stall.note.one": "No word for {turns} turns in a row: if the next turn brings none either, the game ends (fewest cards win)",
+    "il.stall.note.other": "No word for {turns} turns in a row: {count} more turns without one and the game ends (fewest cards win)",
+    "il.result.stalled": "Three rounds without a word: ranked by the cards left",
     "il.log.reshuffle": "{count} discards shuffled into a new deck",
 
     "il.move.first_word": "first word “{word}”",
@@ -405,6 +411,7 @@ export const STRINGS = {
     "il.rules.end_title": "The end",
     "il.rules.end_final": "When someone plays out their hand, that round is the last: the game ends after the turn of the player who gave the first word.",
     "il.rules.end_win": "Everyone who played out their hand wins (a shared first place). There is no score.",
+    "il.rules.end_stalled": "If three full rounds pass without a word joining the chain (only exchanges, penalties and words turned down), the game ends: the fewest cards in hand win.",
     "il.rules.table_title": "This table",
 
     "il.opt.language": "Word language",

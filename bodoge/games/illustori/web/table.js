@@ -736,6 +736,7 @@ export function createTable(ctx) {
               null,
               h("h2", null, title),
               h("p", { class: "il-winners", dataset: { testid: "winners" } }, tn("il.result.winners", { names: h("span", null, winners.flatMap((s, i) => (i ? [t("common.list_sep"), name(s)] : [name(s)]))) })),
+              result.reason === "stalled" ? h("p", { class: "muted small", dataset: { testid: "stalled" } }, t("il.result.stalled")) : null,
             ),
           ),
           h(
@@ -758,8 +759,11 @@ export function createTable(ctx) {
 
   function drawNotice() {
     const show = view.final_round && !over();
-    notice.hidden = !show;
-    section(notice, "notice", [show, view.first_word_giver, ctx.seatName(view.first_word_giver), you()], () =>
+    // A round without a word: tell everyone how close the table is to ending, stalled.
+    const idle = view.idle_turns ?? 0;
+    const stalling = !over() && !view.final_round && view.stall_turns && idle >= view.seats;
+    notice.hidden = !show && !stalling;
+    section(notice, "notice", [show, stalling, idle, view.first_word_giver, ctx.seatName(view.first_word_giver), you()], () =>
       fill(
         notice,
         show
@@ -771,6 +775,7 @@ export function createTable(ctx) {
               view.first_word_giver === you() ? t("il.final.ends_you") : tn("il.final.ends", { name: name(view.first_word_giver) }),
             )
           : null,
+        stalling ? h("p", { class: "il-stall", dataset: { testid: "stall" } }, t("il.stall.note", { turns: idle, count: view.stall_turns - idle })) : null,
       ),
     );
   }
@@ -844,7 +849,7 @@ export function createTable(ctx) {
     });
     if (view.options.show_rules) section(rules, "rules", [view.options], () => fill(rules, rulesPanel(view)));
     redraw();
-    log.update(view, change, snap.n);
+    log.update(view, change);
     if (change.kind === "event") announce(change.msg?.events);
   }
 
