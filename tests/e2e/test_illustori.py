@@ -491,7 +491,12 @@ def test_three_rounds_of_exchanges_end_the_game_stalled(open_page, screenshot_di
         assert names[turn] in page.inner_text("[data-testid=winners]")  # one card fewer
         end = page.locator("[data-testid=log-entry][data-kind=end]")
         assert "3周ワードが通らず" in end.inner_text() and names[turn] in end.inner_text()
-    shoot(host, screenshot_dir, "illustori-stalled-ja")
+    shoot(host, screenshot_dir, "illustori-stalled-ja", phone=True)
+    ui.set_lang(host, "en")
+    end = host.locator("[data-testid=log-entry][data-kind=end]").inner_text()
+    assert "Three rounds without a word" in end and names[turn] in end
+    assert "ranked by the cards left" in host.inner_text("[data-testid=stalled]")
+    shoot(host, screenshot_dir, "illustori-stalled-en", phone=True)
 
 
 # --- the English game with secret voting ----------------------------------------------
