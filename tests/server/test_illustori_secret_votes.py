@@ -81,6 +81,7 @@ def leaks(received: list[Message], seat: int | None, table: str) -> list[str]:
             found.append(f"{where}: view.votes names voters")
         if view.get("last_vote") and "votes" in view["last_vote"]:
             found.append(f"{where}: last_vote names voters")
+        found.extend(f"{where}: {leak}" for leak in log_leaks(view.get("log", [])))
         if view["phase"] == "vote":
             if set(m["to_act"]) - {seat}:
                 found.append(f"{where}: to_act {m['to_act']}")
@@ -98,6 +99,17 @@ def leaks(received: list[Message], seat: int | None, table: str) -> list[str]:
                         found.append(f"{where}: vote_cast names seat {e['seat']}")
                 if e["type"] == "vote_resolved" and "votes" in e:
                     found.append(f"{where}: vote_resolved lists the votes")
+    return found
+
+
+def log_leaks(log: list[Message]) -> list[str]:
+    """Every way the view's log names a voter or an exchanged card."""
+    found = []
+    for i, entry in enumerate(log):
+        if entry["type"] == "vote_resolved" and "votes" in entry:
+            found.append(f"log[{i}] lists the votes")
+        if entry["type"] == "cards_exchanged" and "cards" in entry:
+            found.append(f"log[{i}] names the exchanged cards")
     return found
 
 
@@ -153,6 +165,14 @@ async def test_secret_votes_never_tell_who_has_voted(live_server: LiveServer) ->
     for m in history["moves"]:
         if m["move"] and m["move"]["type"] == "exchange":
             assert set(m["move"]) == {"type", "count"}
+    # The history's views carry the whole log, as every client's last view does: the
+    # same for every seat and the spectator, with the tallies but never who voted.
+    log = history["views"][-1]["log"]
+    assert not [v for view in history["views"] for v in log_leaks(view["log"])]
+    assert [e["type"] for e in log].count("vote_resolved") >= 3
+    assert "penalty" in {e["type"] for e in log} and log[-1]["type"] == "game_ended"
+    for client in [*clients, spectator]:
+        assert last_state(client, table)["view"]["log"] == log
     for client in [*clients, spectator]:
         await client.close()
 
@@ -171,6 +191,17 @@ def test_the_leak_check_catches_a_leak() -> None:
     }
     assert len(leaks([message], 0, "t_x")) == 3
     assert leaks([message], 1, "t_x") == ["event n=3: the voter 2 is named"]
+    # A log that lists the votes, or the cards someone exchanged, is a leak too.
+    message["view"]["log"] = [
+        {"type": "vote_resolved", "seat": 0, "passed": True, "votes": [{"seat": 1, "ok": True}]},
+        {"type": "cards_exchanged", "seat": 1, "count": 1, "cards": [7]},
+        {"type": "cards_exchanged", "seat": 1, "count": 1},
+    ]
+    assert leaks([message], 1, "t_x") == [
+        "event n=3: log[0] lists the votes",
+        "event n=3: log[1] names the exchanged cards",
+        "event n=3: the voter 2 is named",
+    ]
 
 
 def test_public_to_act_hides_voters_only_during_a_secret_vote() -> None:
