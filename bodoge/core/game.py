@@ -188,6 +188,15 @@ class Game(ABC, Generic[S, M, Opts]):
         """Seats that may move now: those awaited, plus any allowed to act out of turn."""
         return self.to_act(state)
 
+    def contested(self, state: S, seat: Seat, move: M) -> bool:
+        """Whether ``move`` by ``seat`` is a race that a person may be about to win too.
+
+        A bot holds such a move for its table's reaction window after the last
+        move, so that a person who saw the same thing has the time to act on it
+        (``bodoge/server/pace.py``).  The default: a move out of turn.
+        """
+        return seat not in self.to_act(state)
+
     def public_to_act(self, state: S, seat: Seat | None) -> frozenset[Seat]:
         """The awaited seats that ``seat`` (``None``: a spectator) may be told of.
 

@@ -52,7 +52,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "its tables over when it dies (default %(default)s)",
     )
     parser.add_argument(
-        "--bot-delay", type=float, default=0.5, help="seconds a bot waits before moving"
+        "--bot-delay",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="every bot waits exactly SECONDS before it moves and never holds a declaration "
+        "for the reaction window, whatever its table's bot pace (for tests and benchmarks; "
+        "default: each table's pace — fast 0.5 s, normal 2-6 s, slow 4-12 s by bot level)",
     )
     parser.add_argument(
         "--bot-workers",

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from bodoge.core.game import Game
+from bodoge.server.pace import DEFAULT_PACE, PACE_TABLE, Pace, fixed
 
 
 @dataclass(frozen=True)
@@ -73,8 +74,11 @@ class Quotas:
 class ServerConfig:
     #: SQLAlchemy async URL of the store.
     db_url: str
-    #: Seconds a bot waits before it moves, so that people can follow.
-    bot_delay: float = 0.5
+    #: Seconds every bot waits before it moves, whatever its table's pace, and no move is
+    #: held for a reaction window (tests, benchmarks); ``None``: each table's pace decides.
+    bot_delay: float | None = None
+    #: The think times and reaction window of each pace (:mod:`bodoge.server.pace`).
+    paces: Mapping[str, Pace] = field(default_factory=lambda: dict(PACE_TABLE))
     #: Processes that run bots and the assistant (0: threads of the server process).
     bot_workers: int = 1
     #: Seconds a bot or the assistant may think before its answer is dropped.
@@ -101,3 +105,9 @@ class ServerConfig:
     lease_seconds: float = 5.0
     #: The games to offer; ``None``: every registered game.
     games: Mapping[str, Game] | None = None
+
+    def pace(self, name: str) -> Pace:
+        """The pace a table's bots play at: ``bot_delay`` overrides every table's choice."""
+        if self.bot_delay is not None:
+            return fixed(self.bot_delay)
+        return self.paces.get(name) or self.paces[DEFAULT_PACE]

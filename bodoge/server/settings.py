@@ -3,7 +3,7 @@
 >>> from bodoge.games import get
 >>> s = parse_settings({"turn_seconds": 60}, get("tagiron"))
 >>> s.to_json()
-{'turn_seconds': 60, 'timeout_bot': 'normal', 'assistant': True}
+{'turn_seconds': 60, 'timeout_bot': 'normal', 'assistant': True, 'bot_pace': 'normal'}
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from typing import Any
 
 from bodoge.core.game import Game
 from bodoge.core.values import is_whole
+from bodoge.server.pace import DEFAULT_PACE, PACES
 from bodoge.server.protocol import ProtocolError
 
 MIN_TURN_SECONDS = 5
 MAX_TURN_SECONDS = 3600
-_KEYS = frozenset({"turn_seconds", "timeout_bot", "assistant"})
+_KEYS = frozenset({"turn_seconds", "timeout_bot", "assistant", "bot_pace"})
 
 
 @dataclass(frozen=True)
@@ -29,12 +30,15 @@ class TableSettings:
     timeout_bot: str | None = None
     #: Whether seated players may ask the game's assistant for an analysis.
     assistant: bool = True
+    #: How fast the table's bots play (:mod:`bodoge.server.pace`): fast, normal or slow.
+    bot_pace: str = DEFAULT_PACE
 
     def to_json(self) -> dict[str, Any]:
         return {
             "turn_seconds": self.turn_seconds,
             "timeout_bot": self.timeout_bot,
             "assistant": self.assistant,
+            "bot_pace": self.bot_pace,
         }
 
 
@@ -66,7 +70,10 @@ def parse_settings(raw: Mapping[str, Any] | None, game: Game) -> TableSettings:
     assistant = raw.get("assistant", True)
     if not isinstance(assistant, bool):
         raise ProtocolError("bad_options", "assistant is true or false")
-    return TableSettings(seconds, bot, assistant)
+    pace = raw.get("bot_pace", DEFAULT_PACE)
+    if pace not in PACES:
+        raise ProtocolError("bad_options", f"bot_pace is one of {', '.join(PACES)}")
+    return TableSettings(seconds, bot, assistant, pace)
 
 
 def settings_from_json(data: Mapping[str, Any]) -> TableSettings:
@@ -75,4 +82,5 @@ def settings_from_json(data: Mapping[str, Any]) -> TableSettings:
         turn_seconds=data.get("turn_seconds"),
         timeout_bot=data.get("timeout_bot"),
         assistant=bool(data.get("assistant", True)),
+        bot_pace=data.get("bot_pace", DEFAULT_PACE),
     )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
@@ -27,6 +28,7 @@ from bodoge.server import render
 from bodoge.server.chat import Chat, ChatLine
 from bodoge.server.fanout import Audience, Subscriber
 from bodoge.server.inbox import Args, Inbox, R
+from bodoge.server.pace import Pace
 from bodoge.server.protocol import ProtocolError, encode, iso, now_ms
 from bodoge.server.render import Facts, Step
 from bodoge.server.seating import Seating
@@ -140,6 +142,8 @@ class LiveTable:
         #: Seat -> move number a bot is thinking about, so each is asked once per move.
         self._bot_asked: dict[Seat, int] = {}
         self._timeout_asked: dict[Seat, int] = {}
+        #: The source of bots' think times: the server's own, apart from the game's seed.
+        self._think_rng = random.Random()
         self._idle_handle: asyncio.TimerHandle | None = None
         #: Loop time since which the table has not been needed in memory (see _quiet_seconds).
         self._quiet_since: float | None = None
@@ -732,12 +736,16 @@ class LiveTable:
         view = self.game.view(self.state, seat)
         n = self.n
         seed = derive_seed(self.seed, "bot", n, seat)
-        delay = self.host.config.bot_delay if actor == "bot" else 0.0
+        # A late turn is played at once; a bot seat thinks at the table's pace.  The think
+        # time comes from the server's own random source, never from the game's seed.
+        delay = self._pace().think_seconds(level, self._think_rng) if actor == "bot" else 0.0
 
         async def think() -> None:
             try:
                 if delay:
                     await asyncio.sleep(delay)
+                    if self.n != n:
+                        return  # the table moved on meanwhile; the bot has been asked again
                 move = await self.host.bot_move(self.game.id, level, view, seat, seed)
             except Exception:
                 log.exception("table %s: the %s bot for seat %d failed", self.id, level, seat)
@@ -762,6 +770,11 @@ class LiveTable:
             move = self.game.move_from_json(data)
             if seat not in self.game.may_act(self.state):
                 return
+            if actor == "bot" and (wait := self._reaction_wait(seat, move)) > 0:
+                # A race a person may be about to win: hold it (the table may move on).
+                loop = asyncio.get_running_loop()
+                loop.call_later(wait, self.post, self._bot_move, seat, n, data, actor)
+                return
             await self._commit(seat, move, actor)
         except GameError as exc:
             log.error("table %s: bot move %r for seat %d refused: %s", self.id, data, seat, exc)
@@ -773,6 +786,22 @@ class LiveTable:
             self._bot_asked.pop(seat, None)
             self._timeout_asked.pop(seat, None)
             self._retry_soon()
+
+    def _pace(self) -> Pace:
+        return self.host.config.pace(self.settings.bot_pace)
+
+    def _reaction_wait(self, seat: Seat, move: Move) -> float:
+        """Seconds a bot still holds ``move``: the reaction window after the last move.
+
+        Only a contested move (``Game.contested``) at a table where a person sits
+        is held; the window runs from the last move, the one that made the bot
+        sure of it or a later one, so nobody is beaten to it sooner than that.
+        """
+        window = self._pace().reaction_seconds
+        if window <= 0 or not self._humans() or not self.game.contested(self.state, seat, move):
+            return 0.0
+        last = self.steps[-1].at if self.steps else self.started_at or 0
+        return (last + window * 1000 - now_ms()) / 1000
 
     def _retry_soon(self, seconds: float = 1.0) -> None:
         asyncio.get_running_loop().call_later(seconds, self.post, self._resume)

@@ -275,7 +275,12 @@ SUMMARY = {
     "id": "t_abcd1234",
     "game": "tagiron",
     "options": {"players": 2},
-    "settings": {"turn_seconds": None, "timeout_bot": "normal", "assistant": True},
+    "settings": {
+        "turn_seconds": None,
+        "timeout_bot": "normal",
+        "assistant": True,
+        "bot_pace": "normal",
+    },
     "status": "playing",
     "host": "p_abcd1234",
     "created_at": "2026-11-30T10:00:00.000Z",

@@ -62,6 +62,18 @@ class TagironGame(Game[TagironState, TagironMove, TagironOptions]):
     def may_act(self, state: TagironState) -> frozenset[Seat]:
         return rules.may_act(state)
 
+    def contested(self, state: TagironState, seat: Seat, move: TagironMove) -> bool:
+        """With 3–4 players every declaration is a race for the next place, in turn or not.
+
+        >>> game = TagironGame()
+        >>> state = game.setup(game.options({"players": 4}), 4, seed=1)
+        >>> game.contested(state, state.turn, moves.Declare(("R0", "R1", "R2", "R3")))
+        True
+        >>> game.contested(state, state.turn, moves.Ask("red_sum"))
+        False
+        """
+        return state.players > 2 and isinstance(move, moves.Declare)
+
     def view(self, state: TagironState, seat: Seat | None) -> dict[str, Any]:
         return views.view(state, seat)
 
