@@ -32,6 +32,8 @@ from bodoge.server.protocol import iso
 Facts = dict[str, JSON]
 
 FACT_KEYS = ("to_act", "may_act", "deadlines", "clock", "result")
+#: The actor of a move the stand-in bot played because the seat's turn ran out.
+TIMEOUT = "timeout"
 
 
 @dataclass(frozen=True)
@@ -117,8 +119,13 @@ def snapshot(
     n: int,
     chat: list[JSON],
     seat_view: JSON = None,
+    steps: Sequence[Step] = (),
 ) -> dict[str, JSON]:
-    """The whole table for ``seat``: the reply to ``table.open`` (``seat_view`` if rendered)."""
+    """The whole table for ``seat``: the reply to ``table.open`` (``seat_view`` if rendered).
+
+    ``timed_out`` lists the moves the stand-in bot played for a late seat (of
+    ``steps``, the table's moves) whose mover ``seat`` may know.
+    """
     if seat_view is None:
         seat_view = view(game, shared.state, seat)
     return {
@@ -128,8 +135,23 @@ def snapshot(
         "n": n,
         "view": seat_view,
         **shared.facts(seat),
+        "timed_out": timed_out(game, shared.state, steps, seat),
         "chat": chat,
     }
+
+
+def timed_out(game: Game, state: Any, steps: Iterable[Step], seat: Seat | None) -> list[JSON]:
+    """The numbers of the moves the stand-in bot played, as far as ``seat`` may know their mover.
+
+    A game keeps a mover secret by the move's kind and its options (a secret vote),
+    which the current state tells as well as the state the move led to.
+    """
+    return [
+        step.n
+        for step in steps
+        if step.actor == TIMEOUT
+        and game.public_move(state, step.seat, step.move, seat)[0] == step.seat
+    ]
 
 
 def event(
@@ -144,7 +166,8 @@ def event(
     """Move ``step.n`` for one seat: its events, its view's patch and the facts that changed.
 
     ``before`` is what the seat was last told of the facts (``None``: unknown,
-    so every fact is sent).
+    so every fact is sent).  ``timed_out: true`` marks a move the stand-in bot
+    played for a late seat, when the seat may know who moved.
     """
     frame: dict[str, JSON] = {
         "type": "event",
@@ -154,6 +177,8 @@ def event(
         "events": events,
         "patch": patch,
     }
+    if step.actor == TIMEOUT and mover is not None and mover == step.seat:
+        frame["timed_out"] = True
     for key in FACT_KEYS:
         if before is None or before[key] != facts[key]:
             frame[key] = facts[key]

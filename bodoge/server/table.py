@@ -377,6 +377,7 @@ class LiveTable:
             n=self.n,
             chat=self.chat.to_json(self.id),
             seat_view=self._seen.get(seat),
+            steps=self.steps,
         )
 
     def history(self, seat: Seat | None) -> dict[str, JSON]:

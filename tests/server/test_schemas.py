@@ -312,6 +312,7 @@ def _snapshot() -> dict[str, JSON]:
         "deadlines": [None, None],
         "clock": None,
         "result": None,
+        "timed_out": [],
         "chat": [],
     }
 

@@ -163,6 +163,15 @@ async def test_a_late_turn_is_played_by_the_timeout_bot(
     assert bundle.moves[0].actor == "timeout"
     assert bundle.seats[0].kind == "human"  # the seat is still the player's
     assert late["deadlines"][1] is not None  # and seat 1's turn to vote began
+    # Every seat is told the stand-in played it: live, in a snapshot, in a catch-up.
+    other = await tabs[1].wait(lambda m: m.get("type") == "event", timeout=5)
+    assert late["timed_out"] is True and other["timed_out"] is True
+    assert (await tabs[1].ok("table.open", table=table))["timed_out"] == [1]
+    await tabs[1].ok("move", table=table, move={"type": "vote", "ok": True})
+    caught = await tabs[0].request("table.open", table=table, since=0)
+    frames = [m for m in tabs[0].transport.sent if m.get("type") == "event"]
+    assert caught["type"] == "ack" and frames[-2]["n"] == 1 and frames[-2]["timed_out"] is True
+    assert frames[-1]["n"] == 2 and "timed_out" not in frames[-1]  # a person's move: no mark
 
 
 async def test_a_move_in_time_cancels_the_timeout(

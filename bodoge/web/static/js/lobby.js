@@ -7,6 +7,7 @@ import { gameTitle, seatLabel, seatNameNode } from "./seats.js";
 
 const FORM_KEY = "bodoge.createForm";
 const TIMER_CHOICES = [null, 30, 60, 120, 300];
+const PACES = ["fast", "normal", "slow"];
 
 export function mountLobby(root, app) {
   const tables = new Map();
@@ -18,6 +19,7 @@ export function mountLobby(root, app) {
     seats: {}, // seat -> "open" | bot level
     turn_seconds: null,
     timeout_bot: "normal",
+    bot_pace: "normal",
     assistant: true,
     extra: {},
     ...store.get(FORM_KEY, {}),
@@ -204,6 +206,23 @@ export function mountLobby(root, app) {
         : null;
       if (timeoutBot) timeoutBot.value = form.timeout_bot;
 
+      if (!PACES.includes(form.bot_pace)) form.bot_pace = "normal";
+      const pace = levels.length
+        ? h(
+            "select",
+            {
+              id: "bot-pace",
+              dataset: { key: "bot-pace", testid: "bot-pace" },
+              onchange: (e) => {
+                form.bot_pace = e.target.value;
+                save();
+              },
+            },
+            PACES.map((p) => h("option", { value: p }, t(`pace.${p}`))),
+          )
+        : null;
+      if (pace) pace.value = form.bot_pace;
+
       const assistant = h("input", {
         type: "checkbox",
         id: "assistant",
@@ -237,6 +256,7 @@ export function mountLobby(root, app) {
             levels.length ? field(t("lobby.turn_timer"), timer, "turn-seconds") : null,
             timeoutBot && field(t("lobby.timeout_bot"), timeoutBot, "timeout-bot"),
           ),
+          pace ? field(t("lobby.bot_pace"), pace, "bot-pace") : null,
           hasAssistant
             ? h(
                 "label",
@@ -282,6 +302,7 @@ export function mountLobby(root, app) {
     const hasAssistant = gameForm?.mod.settings?.assistant !== false;
     const settings = { turn_seconds: levels.length ? form.turn_seconds : null, assistant: hasAssistant && form.assistant };
     if (levels.includes(form.timeout_bot)) settings.timeout_bot = form.timeout_bot;
+    if (levels.length) settings.bot_pace = PACES.includes(form.bot_pace) ? form.bot_pace : "normal";
     try {
       const ack = await app.conn.request({ type: "table.create", game: g.id, options, settings, bots });
       app.navigate(`/t/${ack.table}`);

@@ -324,6 +324,8 @@ export function mountTable(root, app, tableId) {
           h("dd", null, settings.turn_seconds ? t("lobby.seconds", { n: settings.turn_seconds }) : t("lobby.no_timer")),
           h("dt", null, t("lobby.assistant")),
           h("dd", null, settings.assistant ? t("common.yes") : t("common.no")),
+          h("dt", null, t("lobby.bot_pace")),
+          h("dd", { dataset: { testid: "bot-pace" } }, t(`pace.${settings.bot_pace ?? "normal"}`)),
         ),
         h(
           "div",
