@@ -53,6 +53,9 @@ export function createLog(ctx) {
   const el = h("div", { class: "il-log-wrap" }, list);
   let view = null;
   let drawn = []; // [{key, li}] for each line on the page
+  // The lines of moves the stand-in bot played, seen as they happened (an event frame with
+  // timed_out): a word by its card (a played card never comes back), an exchange by its line.
+  const standIns = new Map(); // key -> move number
   let atEnd = true;
   el.addEventListener(
     "scroll",
@@ -65,7 +68,12 @@ export function createLog(ctx) {
   const name = (s) => ctx.seatNameNode(s);
   const names = (seats) => h("span", null, seats.flatMap((s, i) => (i ? [t("common.list_sep"), name(s)] : [name(s)])));
 
-  function line(e) {
+  function standInKey(e, i) {
+    if (e.kind === "first" || e.kind === "played") return `p:${e.seat}:${e.card}`;
+    return e.kind === "exchange" ? `x:${i}` : null;
+  }
+
+  function line(e, i) {
     const deck = view?.deck;
     const thumb = e.card !== undefined && deck ? card(deck, e.card, { size: "xs" }) : null;
     const who = e.seat !== undefined && e.seat !== null ? name(e.seat) : "";
@@ -117,7 +125,21 @@ export function createLog(ctx) {
     const kind = e.kind === "played" ? (e.penalty ? "penalty" : e.verdict ? (e.verdict.passed ? "passed" : "failed") : "voting") : e.kind;
     // Each part is one flex item: a sentence with names and words in it stays one.
     const parts = (Array.isArray(body) && e.kind === "played" ? body : [body]).map((part) => (Array.isArray(part) || typeof part === "string" ? h("span", null, part) : part));
-    return h("li", { class: ["lg", `lg--${e.kind}`, cls], dataset: { testid: "log-entry", kind } }, thumb, h("p", { class: "lg-text" }, parts));
+    const n = standIns.get(standInKey(e, i));
+    const standIn = n ? ctx.standIn?.(n, e.seat) ?? null : null;
+    return h("li", { class: ["lg", `lg--${e.kind}`, cls], dataset: { testid: "log-entry", kind } }, thumb, h("p", { class: "lg-text" }, parts, standIn));
+  }
+
+  /** A move the stand-in bot played: remember the line it made. */
+  function noteStandIn(msg) {
+    const lines = logLines(view?.log);
+    for (const e of msg.events ?? []) {
+      if (e.type === "first_word" || e.type === "card_played") standIns.set(`p:${e.seat}:${e.card}`, msg.n);
+      if (e.type === "cards_exchanged") {
+        const i = lines.findLastIndex((x) => x.kind === "exchange" && x.seat === e.seat);
+        if (i >= 0) standIns.set(`x:${i}`, msg.n);
+      }
+    }
   }
 
   /** Draw the view's log; with `fresh`, lines that are new or changed are marked as new. */
@@ -129,13 +151,13 @@ export function createLog(ctx) {
       return;
     }
     if (!fresh || !drawn.length) {
-      drawn = lines.map((x) => ({ key: JSON.stringify(x), li: line(x) }));
+      drawn = lines.map((x, i) => ({ key: JSON.stringify(x) + (standIns.has(standInKey(x, i)) ? "*" : ""), li: line(x, i) }));
       fill(list, drawn.map((d) => d.li));
     } else {
       lines.forEach((x, i) => {
-        const key = JSON.stringify(x);
+        const key = JSON.stringify(x) + (standIns.has(standInKey(x, i)) ? "*" : "");
         if (drawn[i]?.key === key) return;
-        const li = line(x);
+        const li = line(x, i);
         li.classList.add("lg--new");
         if (drawn[i]) drawn[i].li.replaceWith(li);
         else list.append(li);
@@ -151,6 +173,7 @@ export function createLog(ctx) {
     /** After every change: a move's event adds or completes lines; anything else draws them all. */
     update(v, change) {
       view = v;
+      if (change.kind === "event" && change.msg?.timed_out) noteStandIn(change.msg);
       draw(change.kind === "event");
     },
     redraw(v) {

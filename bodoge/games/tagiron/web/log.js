@@ -96,6 +96,8 @@ export function logEntry(entry, index, view, ctx) {
   const you = view.seat;
   const name = (s) => (s === you ? t("tg.you") : ctx.seatNameNode(s));
   const who = (key, s) => (s === you ? t(`${key}_you`) : tn(key, { name: ctx.seatNameNode(s) }));
+  // Every move adds one entry to the log, so entry k is move k + 1: the stand-in's mark.
+  const standIn = () => ctx.standIn?.(index + 1, entry.seat) ?? null;
   if (entry.type === "question") {
     const answers = Object.entries(entry.answers ?? {})
       .map(([s, v]) => [Number(s), v])
@@ -114,6 +116,7 @@ export function logEntry(entry, index, view, ctx) {
           CARDS[entry.card]?.shared ? icon("share", "icon icon--xs") : null,
           questionLabel(entry.card, entry.choice),
         ),
+        standIn(),
       ),
       h(
         "ul",
@@ -144,6 +147,7 @@ export function logEntry(entry, index, view, ctx) {
           icon(entry.right ? "check" : "cross", "icon icon--xs"),
           entry.right ? t("tg.log.right") : t("tg.log.wrong"),
         ),
+        standIn(),
       ),
       entry.tiles
         ? h("div", { class: "lg-tiles" }, rack(entry.tiles, { size: "xs", positions: view.players === 2 }))
@@ -153,6 +157,6 @@ export function logEntry(entry, index, view, ctx) {
   return h(
     "li",
     { class: "lg lg--p", dataset: { testid: "log-entry", n: index + 1 } },
-    h("div", { class: "lg-head" }, h("span", { class: "lg-no" }, String(index + 1)), h("span", { class: "lg-who" }, who("tg.log.passed", entry.seat))),
+    h("div", { class: "lg-head" }, h("span", { class: "lg-no" }, String(index + 1)), h("span", { class: "lg-who" }, who("tg.log.passed", entry.seat)), standIn()),
   );
 }

@@ -409,7 +409,7 @@ export function mountLobby(root, app) {
             "li",
             { class: ["chip", `chip--${s.kind}`, s.kind !== "empty" && !s.connected && "chip--away"] },
             s.kind === "bot" ? icon("bot") : s.kind === "human" ? icon("user") : null,
-            h("span", { class: "chip-name" }, s.kind === "human" ? seatNameNode(s) : seatLabel(s)),
+            h("span", { class: "chip-name" }, s.kind === "human" || s.left ? seatNameNode(s) : seatLabel(s)),
           ),
         ),
       ),

@@ -3,7 +3,7 @@
 import { fill, h, icon } from "./dom.js";
 import { num, onLangChange, t, tn } from "./i18n.js";
 import { createFrame } from "./frame.js";
-import { gameTitle, seatChip, seatLabel, seatNameNode } from "./seats.js";
+import { gameTitle, seatChip, seatLabel, seatNameNode, standInBadge } from "./seats.js";
 import { loadRenderer } from "./tablepage.js";
 
 const AUTOPLAY_MS = 1200;
@@ -174,6 +174,7 @@ export function mountReplay(root, app, tableId) {
         const s = seatOf(n);
         return s ? seatChip({ ...s, connected: true }, opts) : h("span");
       },
+      standIn: (n, seat) => (history.moves[n - 1]?.actor === "timeout" ? standInBadge(seat, history.seat ?? null) : null),
       storage: { get: (_k, fallback = null) => fallback, set: () => {} },
       toast: () => {},
       errorText: app.errorText,

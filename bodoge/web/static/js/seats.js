@@ -14,6 +14,7 @@ export function gameTitle(game) {
 export function seatLabel(seat) {
   if (!seat) return "";
   if (seat.kind === "human" && seat.player) return seat.player.name;
+  if (seat.kind === "bot" && seat.left) return t("seat.left_label", { name: seat.left.name });
   if (seat.kind === "bot") {
     // Numbered by seat, so three bots at one table can be told apart.
     const n = seat.seat + 1;
@@ -25,6 +26,8 @@ export function seatLabel(seat) {
 /** The seat's name as a node: a person's own name is marked as user text; a bot's is short. */
 export function seatNameNode(seat) {
   if (seat?.kind === "human" && seat.player) return userText(seat.player.name);
+  // A player who left a running game keeps their name; a bot plays the seat.
+  if (seat?.kind === "bot" && seat.left) return h("span", { class: "seat-left" }, userText(seat.left.name), h("small", { class: "seat-left-mark" }, t("seat.by_bot")));
   if (seat?.kind === "bot") return t("seat.bot", { n: seat.seat + 1 });
   return seatLabel(seat);
 }
@@ -51,8 +54,27 @@ export function seatChip(seat, { you = false, turn = false } = {}) {
     h(
       "span",
       { class: "seat-chip-name" },
-      seat.kind === "bot" ? [t("seat.bot", { n: seat.seat + 1 }), seat.level ? h("small", { class: "seat-chip-level" }, t(`bot.${seat.level}`)) : null] : seatNameNode(seat),
+      seat.kind === "bot" && seat.left
+        ? [userText(seat.left.name), h("small", { class: "seat-chip-level" }, t("seat.by_bot"))]
+        : seat.kind === "bot"
+          ? [t("seat.bot", { n: seat.seat + 1 }), seat.level ? h("small", { class: "seat-chip-level" }, t(`bot.${seat.level}`)) : null]
+          : seatNameNode(seat),
     ),
     you ? h("span", { class: "you-tag" }, t("seat.you")) : null,
+  );
+}
+
+/**
+ * The mark of a move the stand-in bot played because a seat's turn ran out:
+ * "timed out — played for you" for that seat, a neutral "timed out" for the others.
+ */
+export function standInBadge(seat, you) {
+  const mine = you !== null && you !== undefined && seat === you;
+  const text = mine ? t("standin.you") : t("standin.other");
+  return h(
+    "span",
+    { class: ["badge", "badge--standin", mine && "badge--standin-you"], dataset: { testid: "stand-in" }, title: t("standin.help") },
+    icon("clock", "icon icon--xs"),
+    text,
   );
 }

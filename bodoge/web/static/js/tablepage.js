@@ -8,7 +8,7 @@ import { createChat } from "./chat.js";
 import { createFrame } from "./frame.js";
 import { clockText, fill, h, icon, keepFocus, toast } from "./dom.js";
 import { addStrings, onLangChange, t, tn } from "./i18n.js";
-import { gameTitle, seatChip, seatLabel, seatNameNode } from "./seats.js";
+import { gameTitle, seatChip, seatLabel, seatNameNode, standInBadge } from "./seats.js";
 import { scopedStore } from "./store.js";
 import { applyPatch, PatchError } from "./patch.js";
 import { confirmDialog } from "./ui.js";
@@ -40,6 +40,7 @@ export function mountTable(root, app, tableId) {
     clock: null,
     may_act: false,
     result: null,
+    timed_out: [], // the moves the stand-in bot played for a late seat
   };
   let chatLine = null; // the last chat line number seen, for catching up
   let renderer = null;
@@ -408,6 +409,7 @@ export function mountTable(root, app, tableId) {
         const s = seatOf(n);
         return s ? seatChip(s, { you: n === snap.you, ...opts }) : h("span");
       },
+      standIn: (n, seat) => (snap.timed_out.includes(n) ? standInBadge(seat, snap.you) : null),
       storage: scopedStore(storeKey),
       toast,
       errorText: app.errorText,
@@ -517,6 +519,7 @@ export function mountTable(root, app, tableId) {
         clock: msg.clock ?? null,
         may_act: Boolean(msg.may_act),
         result: msg.result ?? null,
+        timed_out: msg.timed_out ?? [],
       });
       chat.reset(msg.chat ?? []);
       chatLine = (msg.chat ?? []).reduce((m, c) => Math.max(m, c.line ?? 0), chatLine ?? 0);
@@ -540,6 +543,10 @@ export function mountTable(root, app, tableId) {
         return;
       }
       snap.n = msg.n;
+      if (msg.timed_out) {
+        snap.timed_out = [...snap.timed_out, msg.n];
+        if (msg.seat === snap.you && snap.you !== null) toast(() => t("standin.toast"), "info", 6000);
+      }
       // Facts come only when they changed.
       for (const key of ["to_act", "may_act", "deadlines", "clock", "result"]) {
         if (key in msg) snap[key] = msg[key];
