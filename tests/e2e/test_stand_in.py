@@ -39,7 +39,7 @@ def create_by_request(page: Page, game: str, options: dict[str, Any], bots: int)
     return table
 
 
-def test_the_host_picks_the_bot_pace_and_the_waiting_room_shows_it(open_page, screenshot_dir):
+def test_the_host_picks_the_bot_pace_and_the_waiting_room_shows_it(open_page):
     page, _ = open_page("/")
     ui.sign_in(page, "はなこ")
     assert page.input_value("[data-testid=bot-pace]") == "normal"  # the default
@@ -51,8 +51,6 @@ def test_the_host_picks_the_bot_pace_and_the_waiting_room_shows_it(open_page, sc
     ui.set_lang(page, "ja")
     created = page.evaluate("() => window.bodoge.app.shownTable.snap.table.settings.bot_pace")
     assert created == "slow"
-    if screenshot_dir:
-        ui.screenshots(page, screenshot_dir, "waiting-room", user_texts=["はなこ"])
 
 
 def _late_in_tagiron(page: Page) -> None:
@@ -61,7 +59,7 @@ def _late_in_tagiron(page: Page) -> None:
     page.wait_for_selector(f"[data-testid=log-entry] {LATE}", timeout=15_000)
 
 
-def test_tagiron_stand_in_moves_are_marked_and_a_leaver_keeps_their_name(open_page):
+def test_tagiron_stand_in_moves_are_marked_and_a_leaver_keeps_their_name(open_page, screenshot_dir):
     page, _ = open_page("/")
     ui.sign_in(page, "はなこ")
     table = create_by_request(page, "tagiron", {"players": 2}, bots=1)
@@ -99,6 +97,17 @@ def test_tagiron_stand_in_moves_are_marked_and_a_leaver_keeps_their_name(open_pa
 
     # The replay of the finished game shows the mark on the same move.
     watcher.wait_for_selector("[data-testid=replay-link]", timeout=60_000)
+    if screenshot_dir:
+        ui.screenshots(
+            watcher,
+            screenshot_dir,
+            "tagiron-stand-in",
+            user_texts=["はなこ", "みるこ"],
+            before=lambda p: (
+                ui.show_panel(p, "log"),
+                p.locator(LATE).first.scroll_into_view_if_needed(),
+            ),
+        )
     watcher.click("[data-testid=replay-link]")
     watcher.wait_for_selector("[data-testid=replay-page] [data-testid=tagiron]")
     entry = watcher.locator(f"[data-testid=log-entry][data-n='{n}']")
