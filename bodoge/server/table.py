@@ -144,6 +144,8 @@ class LiveTable:
         self._timeout_asked: dict[Seat, int] = {}
         #: The source of bots' think times: the server's own, apart from the game's seed.
         self._think_rng = random.Random()
+        #: Bot seat -> when the move was stored after which it first held a race (ms).
+        self._racing: dict[Seat, int] = {}
         self._idle_handle: asyncio.TimerHandle | None = None
         #: Loop time since which the table has not been needed in memory (see _quiet_seconds).
         self._quiet_since: float | None = None
@@ -663,6 +665,8 @@ class LiveTable:
         self.host.counters.moves += 1
         step = Step(n, seat, move, now, actor)
         self.steps.append(step)
+        if seat is not None:
+            self._racing.pop(seat, None)
         self.state = state
         self.deadlines, self.clock, self.clock_deadline = deadlines, clock, clock_deadline
         self._summary = None
@@ -738,8 +742,13 @@ class LiveTable:
         n = self.n
         seed = derive_seed(self.seed, "bot", n, seat)
         # A late turn is played at once; a bot seat thinks at the table's pace.  The think
-        # time comes from the server's own random source, never from the game's seed.
-        delay = self._pace().think_seconds(level, self._think_rng) if actor == "bot" else 0.0
+        # time comes from the server's own random source, never from the game's seed.  Out of
+        # turn, where the reaction window holds a race anyway, a bot thinks at once: so it is
+        # not asked again and again while the table moves faster than it thinks.
+        delay = 0.0
+        awaited = seat in self.game.to_act(self.state)
+        if actor == "bot" and (awaited or not self._holds_races()):
+            delay = self._pace().think_seconds(level, self._think_rng)
 
         async def think() -> None:
             try:
@@ -764,6 +773,7 @@ class LiveTable:
         if (actor == "bot") != (kind == "bot"):
             return  # the seat changed hands meanwhile
         if data is None:
+            self._racing.pop(seat, None)
             if seat in self.game.to_act(self.state):
                 log.error("table %s: the bot for seat %d passed its turn", self.id, seat)
             return
@@ -791,18 +801,25 @@ class LiveTable:
     def _pace(self) -> Pace:
         return self.host.config.pace(self.settings.bot_pace)
 
+    def _holds_races(self) -> bool:
+        """Whether bots hold races for a reaction window here: a person sits, the pace has one."""
+        return self._pace().reaction_seconds > 0 and bool(self._humans())
+
     def _reaction_wait(self, seat: Seat, move: Move) -> float:
-        """Seconds a bot still holds ``move``: the reaction window after the last move.
+        """Seconds a bot still holds ``move``: the reaction window after the move that made it.
 
         Only a contested move (``Game.contested``) at a table where a person sits
-        is held; the window runs from the last move, the one that made the bot
-        sure of it or a later one, so nobody is beaten to it sooner than that.
+        is held.  The window runs from the last move when the bot first came up
+        with such a move — the move that made it sure — and keeps running when
+        the table moves on meanwhile (the bot is asked again and comes up with it
+        again), so nobody is beaten to it sooner than the window after it.
         """
-        window = self._pace().reaction_seconds
-        if window <= 0 or not self._humans() or not self.game.contested(self.state, seat, move):
+        if not self._holds_races() or not self.game.contested(self.state, seat, move):
+            self._racing.pop(seat, None)
             return 0.0
         last = self.steps[-1].at if self.steps else self.started_at or 0
-        return (last + window * 1000 - now_ms()) / 1000
+        since = self._racing.setdefault(seat, last)
+        return (since + self._pace().reaction_seconds * 1000 - now_ms()) / 1000
 
     def _retry_soon(self, seconds: float = 1.0) -> None:
         asyncio.get_running_loop().call_later(seconds, self.post, self._resume)

@@ -113,7 +113,7 @@ async def test_no_bot_declares_sooner_than_the_reaction_window(
     make_server: Callable[..., Any],
 ) -> None:
     """1 person and 3 expert bots, 4 players: every bot declaration comes at least the
-    window after the move that made the bot certain (and after the move before it)."""
+    window after the move that made the bot certain."""
     server: Server = await make_server(SHORT)
     (tab,) = await _tabs(server, 1)
     table = await _tagiron(tab, 4, "expert")
@@ -137,13 +137,13 @@ async def test_no_bot_declares_sooner_than_the_reaction_window(
                 view = GAME.view(state, seat)
                 if Deduction(Position.from_view({**view, "seat": seat})).certain:
                     certain_at[seat] = record.at
-    # The expert may also guess before it is certain: a guess races too, and is held as well.
+    # The expert may also guess before it is certain: a guess races too, and is held as well
+    # (from the move after which it first made it), but no move made it certain.
     assert any(seat in certain_at for seat, *_ in declarations), "no bot was ever certain"
-    for seat, at, previous, actor in declarations:
+    for seat, at, _previous, actor in declarations:
         assert actor == "bot"
         if seat in certain_at:
             assert at - certain_at[seat] >= WINDOW * 1000, (seat, at, certain_at[seat])
-        assert at - previous >= WINDOW * 1000, (seat, at, previous)
 
 
 async def test_bots_alone_and_fast_tables_hold_nothing(make_server: Callable[..., Any]) -> None:
