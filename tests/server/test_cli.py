@@ -23,6 +23,8 @@ def test_serve_options() -> None:
     )
     assert (args.host, args.port, args.data, args.bot_delay) == ("0.0.0.0", 0, Path("/tmp/x"), 0)
     assert build_parser().parse_args(["serve", "--db", "postgresql+asyncpg://h/db"]).db
+    # Without --bot-delay each table's bot pace decides.
+    assert build_parser().parse_args(["serve"]).bot_delay is None
 
 
 def test_bench_server_options() -> None:
