@@ -144,8 +144,6 @@ class LiveTable:
         self._timeout_asked: dict[Seat, int] = {}
         #: The source of bots' think times: the server's own, apart from the game's seed.
         self._think_rng = random.Random()
-        #: Bot seat -> when the move was stored after which it first held a race (ms).
-        self._racing: dict[Seat, int] = {}
         self._idle_handle: asyncio.TimerHandle | None = None
         #: Loop time since which the table has not been needed in memory (see _quiet_seconds).
         self._quiet_since: float | None = None
@@ -665,8 +663,6 @@ class LiveTable:
         self.host.counters.moves += 1
         step = Step(n, seat, move, now, actor)
         self.steps.append(step)
-        if seat is not None:
-            self._racing.pop(seat, None)
         self.state = state
         self.deadlines, self.clock, self.clock_deadline = deadlines, clock, clock_deadline
         self._summary = None
@@ -773,7 +769,6 @@ class LiveTable:
         if (actor == "bot") != (kind == "bot"):
             return  # the seat changed hands meanwhile
         if data is None:
-            self._racing.pop(seat, None)
             if seat in self.game.to_act(self.state):
                 log.error("table %s: the bot for seat %d passed its turn", self.id, seat)
             return
@@ -806,20 +801,20 @@ class LiveTable:
         return self._pace().reaction_seconds > 0 and bool(self._humans())
 
     def _reaction_wait(self, seat: Seat, move: Move) -> float:
-        """Seconds a bot still holds ``move``: the reaction window after the move that made it.
+        """Seconds a bot still holds ``move``: the reaction window after the last move.
 
         Only a contested move (``Game.contested``) at a table where a person sits
-        is held.  The window runs from the last move when the bot first came up
-        with such a move — the move that made it sure — and keeps running when
-        the table moves on meanwhile (the bot is asked again and comes up with it
-        again), so nobody is beaten to it sooner than the window after it.
+        is held.  The window runs from the last move — the one that made the bot
+        sure, or a later one — so nobody is beaten to it sooner than the window
+        after what made it sure.  When the table moves on meanwhile, the held
+        answer is dropped, the bot (asked again) comes up with it again, and the
+        window starts again: a bot wins a race out of turn only when the table
+        has been quiet for the window, and in turn always (the table waits for it).
         """
         if not self._holds_races() or not self.game.contested(self.state, seat, move):
-            self._racing.pop(seat, None)
             return 0.0
         last = self.steps[-1].at if self.steps else self.started_at or 0
-        since = self._racing.setdefault(seat, last)
-        return (since + self._pace().reaction_seconds * 1000 - now_ms()) / 1000
+        return (last + self._pace().reaction_seconds * 1000 - now_ms()) / 1000
 
     def _retry_soon(self, seconds: float = 1.0) -> None:
         asyncio.get_running_loop().call_later(seconds, self.post, self._resume)

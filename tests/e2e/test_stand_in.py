@@ -90,9 +90,11 @@ def test_tagiron_stand_in_moves_are_marked_and_a_leaver_keeps_their_name(open_pa
     page.click("[data-testid=leave]")
     page.click("[data-testid=confirm-ok]")
     page.wait_for_url(re.compile(r".*/$"))
-    chip = watcher.locator(".seat-chip[data-seat='0']")
-    chip.filter(has_text="ボットが代打ち").wait_for()
-    assert "はなこ" in chip.inner_text() and "ボット1" not in chip.inner_text()
+    # (Her name plate, and once the bots have finished the game, her line of the result.)
+    chips = watcher.locator(".seat-chip[data-seat='0']")
+    chips.filter(has_text="ボットが代打ち").first.wait_for()
+    for text in chips.all_inner_texts():
+        assert "はなこ" in text and "ボット1" not in text
     assert "ボット1" not in watcher.inner_text("[data-testid=tagiron]")
 
     # The replay of the finished game shows the mark on the same move.
