@@ -3,8 +3,8 @@
 * The host picks the bots' pace when creating a table, and the waiting room shows it.
 * A move the stand-in bot played after a timeout is marked in the log for every seat —
   「時間切れ・代打ち」 for the late player, a neutral 「時間切れ」 for the others — and the
-  late player gets a toast. Both games; Tagiron's marks also after a reload and in the
-  replay (Illustori's log has no move numbers to tie a mark to after a reload).
+  late player gets a toast. Both games, and in their replays; Tagiron's also after a
+  reload (Illustori's log has no move numbers to tie a mark to after a reload).
 * A player who left a running game keeps their name, marked as played by a bot, at the
   table and in the lobby. Both games.
 """
@@ -151,3 +151,31 @@ def test_illustori_stand_in_moves_are_marked_and_a_leaver_keeps_their_name(open_
     chip = watcher.locator(".seat-chip[data-seat='0']").first
     chip.filter(has_text="ボットが代打ち").wait_for()
     assert "はなこ" in chip.inner_text()
+
+
+def test_illustori_replay_marks_the_stand_ins_words(open_page):
+    page, _ = open_page("/")
+    ui.sign_in(page, "はなこ")
+    table = create_by_request(page, "illustori", {"players": 3, "language": "ja"}, bots=2)
+    page.locator("[data-testid=start]:not([disabled])").click()
+    page.wait_for_selector(BOARD)
+    mine = f"[data-testid=log-entry] {LATE}:text-is('時間切れ・代打ち')"
+    page.wait_for_selector(mine, timeout=40_000)
+    marked = page.locator("[data-testid=log-entry]").filter(has=page.locator(LATE)).first
+    text = marked.locator(".lg-text").inner_text()
+    # はなこ leaves: the bots finish the game at once, and the replay shows the same mark.
+    page.click("[data-testid=leave]")
+    page.click("[data-testid=confirm-ok]")
+    page.wait_for_url(re.compile(r".*/$"))
+    watcher, _ = open_page(f"/t/{table}")
+    ui.sign_in(watcher, "みるこ")
+    watcher.wait_for_selector("[data-testid=replay-link]", timeout=60_000)
+    watcher.click("[data-testid=replay-link]")
+    watcher.wait_for_selector(f"[data-testid=replay-page] {BOARD}")
+    again = watcher.locator("[data-testid=log-entry]").filter(has=watcher.locator(LATE)).first
+    again.wait_for()
+    assert again.locator(LATE).inner_text() == "時間切れ"
+    # The same word (the leaver's name now reads as played by a bot).
+    word = re.compile(r"「(.+?)」")  # an exchange has none: then only "no word" matches
+    said, replayed = word.search(text), word.search(again.locator(".lg-text").inner_text())
+    assert (said and said[1]) == (replayed and replayed[1])

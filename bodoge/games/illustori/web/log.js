@@ -73,6 +73,26 @@ export function createLog(ctx) {
     return e.kind === "exchange" ? `x:${i}` : null;
   }
 
+  /** In a replay: the lines of the moves the history says the stand-in played. */
+  function noteReplayStandIns(moves) {
+    const lines = logLines(view?.log); // this step's log: a prefix of the game's
+    const first = lines.find((x) => x.kind === "first");
+    const exchanges = new Map(); // seat -> how many exchanges so far
+    for (const m of moves) {
+      const type = m.move?.type;
+      if (type === "exchange") exchanges.set(m.seat, (exchanges.get(m.seat) ?? 0) + 1);
+      if (m.actor !== "timeout") continue;
+      if (type === "first_word" && first) standIns.set(`p:${first.seat}:${first.card}`, m.n);
+      if (type === "play") standIns.set(`p:${m.seat}:${m.move.card}`, m.n);
+      if (type === "exchange") {
+        // The seat's k-th exchange is its k-th exchange line.
+        let k = exchanges.get(m.seat);
+        const i = lines.findIndex((x) => x.kind === "exchange" && x.seat === m.seat && --k === 0);
+        if (i >= 0) standIns.set(`x:${i}`, m.n);
+      }
+    }
+  }
+
   function line(e, i) {
     const deck = view?.deck;
     const thumb = e.card !== undefined && deck ? card(deck, e.card, { size: "xs" }) : null;
@@ -174,6 +194,7 @@ export function createLog(ctx) {
     update(v, change) {
       view = v;
       if (change.kind === "event" && change.msg?.timed_out) noteStandIn(change.msg);
+      if (change.kind === "replay" && ctx.moves) noteReplayStandIns(ctx.moves());
       draw(change.kind === "event");
     },
     redraw(v) {
