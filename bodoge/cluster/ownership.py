@@ -104,6 +104,7 @@ _ORPHANS = sa.text(
     f" AND owner NOT IN ({_LIVE})"
 )
 _PROCESSES = sa.text(f"SELECT id, expires_at, {DB_NOW} AS now FROM cluster_processes")
+_OWNER = sa.text(f"SELECT owner FROM tables WHERE id = :table AND owner IN ({_LIVE})")
 _LEAVE = sa.text("DELETE FROM cluster_processes WHERE id = :me")
 _FENCE = (
     "SELECT id, owner_epoch FROM tables WHERE id = ANY({ids}) AND owner = {me}"
@@ -355,6 +356,12 @@ class Ownership:
         lost = {t for t in tables if self.held.pop(t, None) is not None}
         if lost and self.on_lost is not None:
             await self.on_lost(lost)
+
+    async def owner_of(self, table: str) -> str | None:
+        """The process that holds ``table`` now, if its lease is running."""
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(_OWNER, {"table": table})).first()
+        return None if row is None else row[0]
 
     async def live_processes(self) -> dict[str, int]:
         """Every process whose lease is running, with its expiry (database ms)."""

@@ -19,6 +19,7 @@ owner died), and asks it to claim, release and fence.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Collection, Iterator
@@ -37,6 +38,7 @@ from bodoge.cluster.ownership import (
     fenced,
     prepare,
 )
+from bodoge.cluster.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +73,11 @@ class ClusterService:
         #: Tables being created here: their insert passes the fence before they are claimed.
         self._creating: set[str] = set()
         self._started = False
+        #: Publications waiting to leave, in order (see :meth:`publish_soon`).
+        self._outgoing: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+        self._publisher: asyncio.Task[None] | None = None
+        #: Publications dropped because Redis was away (their readers catch up).
+        self.dropped = 0
 
     async def start(self) -> None:
         """Prepare the store, connect to Redis, take the lease (raises if either is missing)."""
@@ -82,13 +89,36 @@ class ClusterService:
         except BaseException:
             await self.bus.close()
             raise
+        self._publisher = asyncio.create_task(self._publish_loop(), name="cluster-publisher")
         self._started = True
+
+    def publish_soon(self, channel: str, message: dict[str, Any]) -> None:
+        """Publish ``message`` on ``channel`` without waiting; publications leave in order.
+
+        A table's task calls this after each commit: it never waits for Redis. While Redis
+        is away publications are dropped: whoever reads the channel catches up from the
+        database when its bus reconnects (or when it sees the gap in the numbers).
+        """
+        if not self.bus.connected:
+            self.dropped += 1
+            return
+        self._outgoing.put_nowait((channel, orjson.dumps(message)))
+
+    async def _publish_loop(self) -> None:
+        while True:
+            channel, data = await self._outgoing.get()
+            try:
+                await self.bus.publish(channel, data)
+            except BusError:
+                self.dropped += 1
 
     async def stop(self) -> None:
         """Leave: the lease row goes, the others hear it and claim this process's tables."""
         if not self._started:
             return
         self._started = False
+        if self._publisher is not None:
+            await cancel_and_wait([self._publisher])
         try:
             handed = await self.ownership.leave()
         except Exception:  # the database is away: the lease simply runs out

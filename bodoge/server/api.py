@@ -88,7 +88,7 @@ async def _table(server: Server, request: Request) -> LiveTable | Response:
     if not TABLE_ID.fullmatch(table_id):
         return http_error(404, "unknown_table", "no such table")
     try:
-        return await server.tables.get(table_id)
+        return await server.tables.peek(table_id)
     except ProtocolError as exc:
         if exc.code == "table_unavailable":  # another process of the cluster runs it
             return http_error(503, exc.code, str(exc))

@@ -10,6 +10,7 @@ frame and close, which keeps this module free of Starlette.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -17,9 +18,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from bodoge.core.errors import GameError
 from bodoge.core.values import JSON
-from bodoge.server.identity import Player, check_text
+from bodoge.server.identity import Player
 from bodoge.server.inbox import Args, R, TableGone
 from bodoge.server.protocol import ProtocolError, Request, encode, now_ms
+from bodoge.server.replica import OwnedElsewhere, table_command
 from bodoge.server.replies import REMEMBERED
 from bodoge.server.table import LiveTable, Reply
 from bodoge.store import StoreUnavailable
@@ -252,7 +254,7 @@ class Connection:
         self.server.lobby.unsubscribe(self)
         tables = self.server.tables
         for table_id in self.opened:
-            table = tables.live.get(table_id)
+            table = tables.watched(table_id)
             if table is not None:
                 table.post(table.close, self)
         self.opened.clear()
@@ -356,53 +358,57 @@ class Connection:
             self.reply_to(req),
         )
 
-    async def _table_join(self, req: Request, player: Player) -> None:
-        await self._call(req, LiveTable.join, player.id, req.opt_int("seat"), self.reply_to(req))
+    async def _table_command(self, req: Request, player: Player) -> None:
+        """A command that changes a table: run in its task here, or on its owner (cluster)."""
+        reply = self.reply_to(req)
+        command, args = table_command(req, player.id, player.name, self.limits.chat_chars, reply)
+        tables = self.server.tables
+        table_id = req.table()
+        if tables.replicas is None or table_id in tables.live:
+            await tables.call(table_id, command, *args)
+            return
 
-    async def _table_leave(self, req: Request, player: Player) -> None:
-        await self._call(req, LiveTable.leave, player.id, self.reply_to(req))
+        async def here() -> None:
+            await tables.call(table_id, command, *args)
 
-    async def _table_add_bot(self, req: Request, player: Player) -> None:
-        seat, level = req.int("seat"), req.str("level")
-        await self._call(req, LiveTable.add_bot, player.id, seat, level, self.reply_to(req))
-
-    async def _table_remove_bot(self, req: Request, player: Player) -> None:
-        await self._call(req, LiveTable.remove_bot, player.id, req.int("seat"), self.reply_to(req))
-
-    async def _table_start(self, req: Request, player: Player) -> None:
-        await self._call(req, LiveTable.begin, player.id, self.reply_to(req))
+        await tables.replicas.command(req, player, here, reply)
 
     async def _table_open(self, req: Request, player: Player) -> None:
         table_id = req.table()
         since, chat_since = req.opt_int("since"), req.opt_int("chat_since")
-        await self._call(
-            req, LiveTable.open, self, player.id, since, chat_since, self.reply_to(req)
-        )
+        reply = self.reply_to(req)
+        try:
+            await self._call(req, LiveTable.open, self, player.id, since, chat_since, reply)
+        except OwnedElsewhere as elsewhere:  # cluster: watched through a replica here
+            replicas = self.server.tables.replicas
+            assert replicas is not None
+            await replicas.watch(
+                table_id, elsewhere.owner, LiveTable.open, self, player.id, since, chat_since, reply
+            )
         self.opened.add(table_id)
 
     async def _table_close(self, req: Request, player: Player) -> None:
         table_id = req.table()
         if table_id in self.opened:
             self.opened.discard(table_id)
-            table = self.server.tables.live.get(table_id)
+            table = self.server.tables.watched(table_id)
             if table is not None:
-                await table.call(table.close, self)
+                with contextlib.suppress(TableGone):
+                    await table.call(table.close, self)
         self.reply_to(req)({"type": "ack", "table": table_id})
-
-    async def _move(self, req: Request, player: Player) -> None:
-        move = req.opt_object("move")
-        if move is None:
-            raise ProtocolError("bad_message", "move needs a move object")
-        await self._call(req, LiveTable.move, player.id, move, self.reply_to(req))
-
-    async def _chat(self, req: Request, player: Player) -> None:
-        text = check_text(req.data.get("text"), self.limits.chat_chars)
-        await self._call(req, LiveTable.say, player.id, player.name, text, self.reply_to(req))
 
     async def _assist(self, req: Request, player: Player) -> None:
         table_id = req.table()
-        n, seat, view = await self._call(req, LiveTable.view_for_assist, player.id)
-        game = (await self.server.tables.get(table_id)).game
+        try:
+            n, seat, view = await self._call(req, LiveTable.view_for_assist, player.id)
+            game = (await self.server.tables.get(table_id)).game
+        except OwnedElsewhere as elsewhere:  # cluster: the replica here knows the view
+            replicas = self.server.tables.replicas
+            assert replicas is not None
+            n, seat, view = await replicas.watch(
+                table_id, elsewhere.owner, LiveTable.view_for_assist, player.id
+            )
+            game = self.server.games[(await replicas.replica(table_id, elsewhere.owner)).game.id]
         analysis = await self.server.bots.assist(game.id, view, seat)
         if analysis is None:
             raise ProtocolError("no_assistant", f"{game.id} has no assistant")
@@ -425,14 +431,14 @@ HANDLERS: dict[str, Handler] = {
     "lobby.subscribe": Connection._lobby_subscribe,
     "lobby.unsubscribe": Connection._lobby_unsubscribe,
     "table.create": Connection._table_create,
-    "table.join": Connection._table_join,
-    "table.leave": Connection._table_leave,
-    "table.add_bot": Connection._table_add_bot,
-    "table.remove_bot": Connection._table_remove_bot,
-    "table.start": Connection._table_start,
+    "table.join": Connection._table_command,
+    "table.leave": Connection._table_command,
+    "table.add_bot": Connection._table_command,
+    "table.remove_bot": Connection._table_command,
+    "table.start": Connection._table_command,
     "table.open": Connection._table_open,
     "table.close": Connection._table_close,
-    "move": Connection._move,
-    "chat": Connection._chat,
+    "move": Connection._table_command,
+    "chat": Connection._table_command,
     "assist": Connection._assist,
 }

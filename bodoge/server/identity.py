@@ -187,6 +187,13 @@ class Players:
     def get(self, player_id: str) -> Player | None:
         return self._by_id.get(player_id)
 
+    def hold(self, player_id: str, name: str) -> Player:
+        """The player another server process named (cluster), held while someone holds it."""
+        player = self._by_id.get(player_id)
+        if player is None:
+            player = self._by_id[player_id] = Player(player_id, name)
+        return player
+
     async def create(self, name: object) -> tuple[Player, str]:
         """A new player and the token that is now theirs."""
         name = check_name(name, self.name_chars)

@@ -23,6 +23,7 @@ from bodoge.server.identity import Players
 from bodoge.server.lobby import Lobby
 from bodoge.server.metrics import Metrics, Probe, Readings, database_probe
 from bodoge.server.quotas import Buckets
+from bodoge.server.replica import Replicas
 from bodoge.server.replies import RecentReplies
 from bodoge.server.stats import Counters
 from bodoge.server.tables import Tables
@@ -83,7 +84,10 @@ class Server:
         )
         if self.config.redis_url is not None:
             await self._join_cluster()
+            assert self.cluster is not None
             self.tables.cluster = self.cluster
+            self.tables.replicas = Replicas(self.tables, self.cluster)
+            await self.tables.replicas.start()
         await self.tables.restore_open()
         await self.count_decks()
         self.tables.spawn(self.tables.sweep())

@@ -98,6 +98,12 @@ class TableHost(Protocol):
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         """Run a background job (a bot thinking) that the table's task does not wait for."""
 
+    def publish(self, table_id: str, message: dict[str, JSON]) -> None:
+        """Tell the cluster's replicas of the table what changed (nothing outside a cluster)."""
+
+    def known(self, player_id: str, name: str) -> Player:
+        """A player another process told of, held in memory while the table holds it."""
+
 
 class LiveTable:
     """A table in memory.  Use :meth:`call` (or :meth:`post`) for everything that changes it."""
@@ -147,6 +153,12 @@ class LiveTable:
         self._idle_handle: asyncio.TimerHandle | None = None
         #: Loop time since which the table has not been needed in memory (see _quiet_seconds).
         self._quiet_since: float | None = None
+        #: Cluster: who watches the table through each other process (their replicas), as
+        #: they last said: the players connected there, and how many tabs.
+        self._remote_players: dict[str, frozenset[str]] = {}
+        self._remote_watchers: dict[str, int] = {}
+        #: Cluster: publications on the table's channel so far (replicas find gaps by it).
+        self.seq = 0
 
     # What the summary shows: setting any of these drops the cached summary, so a
     # snapshot sent right after a change can never show the table as it was.
@@ -203,6 +215,7 @@ class LiveTable:
         self.post(self._resume)
 
     async def _resume(self) -> None:
+        self._publish_table(notify=False)  # replicas learn who runs the table now
         if self.status == "playing":
             self._arm()
             self._ask_bots()
@@ -229,9 +242,9 @@ class LiveTable:
             return None
         config = self.host.config
         if self.status == "waiting":
-            present = any(self.audience.present(s.player) for s in self.seats if s.player)
+            present = any(self.present(s.player) for s in self.seats if s.player)
             return None if present else config.waiting_seconds
-        if len(self.audience):
+        if self.watchers():
             return None
         if self.status == "finished":
             return config.idle_seconds
@@ -277,6 +290,7 @@ class LiveTable:
         """A waiting table nobody will play any more: gone from the store and the lobby."""
         await self.host.store.delete_table(self.id)
         self.audience.send_all({"type": "table.removed", "table": self.id})
+        self._publish("removed")
         self.host.remove_from_lobby(self.id)
         self._close()
 
@@ -309,6 +323,18 @@ class LiveTable:
     def seat_of(self, player_id: str) -> Seat | None:
         return self.seating.seat_of(player_id)
 
+    def present(self, player_id: str | None) -> bool:
+        """Whether the player has the table open, here or (cluster) through another process."""
+        if player_id is None:
+            return False
+        if self.audience.present(player_id):
+            return True
+        return any(player_id in players for players in self._remote_players.values())
+
+    def watchers(self) -> int:
+        """Tabs that have the table open, here and (cluster) through other processes."""
+        return len(self.audience) + sum(self._remote_watchers.values())
+
     def _seat_json(self, s: SeatRecord) -> dict[str, JSON]:
         player = self.people.get(s.player) if s.player else None
         data: dict[str, JSON] = {
@@ -316,7 +342,7 @@ class LiveTable:
             "kind": s.kind,
             "player": player.to_json() if player else None,
             "level": s.level,
-            "connected": s.kind == "bot" or self.audience.present(s.player),
+            "connected": s.kind == "bot" or self.present(s.player),
         }
         if s.left:
             left = self.people.get(s.left)
@@ -346,6 +372,7 @@ class LiveTable:
         self._summary = None
         self.audience.send_all(self._seats_message())
         self.host.show_in_lobby(self)
+        self._publish_table(notify=True)
 
     def _seats_message(self) -> dict[str, JSON]:
         return {
@@ -395,6 +422,66 @@ class LiveTable:
     def _facts_changed(self) -> None:
         """Timers changed without a move: every seat's next frame tells every fact."""
         self._told.clear()
+        self._publish_table(notify=False)
+
+    # --- the cluster: what replicas on other processes are told (bodoge/server/replica.py)
+
+    def _publish(self, kind: str, **fields: JSON) -> None:
+        self.seq += 1
+        self.host.publish(self.id, {"kind": kind, "table": self.id, "seq": self.seq, **fields})
+
+    def _publish_table(self, *, notify: bool) -> None:
+        self._publish("table", notify=notify, **self.facts())
+
+    def facts(self) -> dict[str, JSON]:
+        """The table's public facts as replicas take them: seats, people, status, timers.
+
+        ``present`` is every seated player who has the table open anywhere in the cluster:
+        presence is added up here, at the owner.
+        """
+        people = {s.player for s in self.seats if s.player} | {s.left for s in self.seats if s.left}
+        return {
+            "seats": [[s.seat, s.kind, s.player, s.level, s.left] for s in self.seats],
+            "host": self.seating.host,
+            "people": {p: self.people[p].name for p in sorted(people) if p in self.people},
+            "present": sorted(p for p in people if self.present(p)),
+            "status": self.status,
+            "ended": self.ended,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "deadlines": _deadlines_record(self.deadlines),
+            "clock_deadline": self.clock_deadline,
+            "n": self.n,
+            "chat": self.chat.count,
+            "seq": self.seq,
+        }
+
+    async def remote_watch(
+        self, process: str, players: frozenset[str], watchers: int
+    ) -> dict[str, JSON]:
+        """Another process's replica says who watches the table there; the facts in reply."""
+        before = {s.player for s in self.seats if s.player and self.present(s.player)}
+        if watchers:
+            self._remote_players[process] = players
+            self._remote_watchers[process] = watchers
+        else:
+            self._remote_players.pop(process, None)
+            self._remote_watchers.pop(process, None)
+        after = {s.player for s in self.seats if s.player and self.present(s.player)}
+        if before != after:
+            self._seats_changed()
+        await self._watched()
+        return self.facts()
+
+    async def forget_processes(self, live: frozenset[str]) -> None:
+        """Processes no longer in the cluster watch nothing (their presence is dropped)."""
+        gone = [p for p in self._remote_watchers if p not in live]
+        for process in gone:
+            await self.remote_watch(process, frozenset(), 0)
+
+    @property
+    def remote_processes(self) -> set[str]:
+        return set(self._remote_watchers)
 
     def _announce(self, step: Step, before: Any, events: list[Event]) -> None:
         """Send every watched seat its frame of ``step``: events, view patch, changed facts."""
@@ -428,7 +515,7 @@ class LiveTable:
         seat = self.seat_of(player_id)
         arrived = self.audience.add(sub, seat)
         if arrived and seat is not None:
-            self._seats_changed()
+            self._presence_changed()
         await self._watched()
         limits = self.host.config.limits
         if since is None or not 0 <= since <= self.n or self.n - since > limits.catch_up:
@@ -445,6 +532,31 @@ class LiveTable:
         _send(sub, self._seats_message())
         reply({"type": "ack", "table": self.id, "n": self.n, "you": seat})
 
+    def _presence_changed(self) -> None:
+        """A seated player came or went (their first tab opened, their last closed)."""
+        self._seats_changed()
+
+    async def adopt(self, subs: list[Subscriber], since: int, chat_since: int) -> None:
+        """Connections that watched this table through a replica here (this process has just
+        taken it over): they watch it directly now, after the events they had not seen."""
+        limits = self.host.config.limits
+        arrived = False
+        for sub in subs:
+            seat = self.seat_of(sub.player_id) if sub.player_id else None
+            if since > self.n or self.n - since > limits.catch_up:
+                _send(sub, self.snapshot(seat))
+            elif since < self.n:
+                for frame in render.catch_up(
+                    self.game, self.id, self.replay(), since, seat, self.clocks()
+                ):
+                    _send(sub, frame)
+            for line in self.chat.since(chat_since):
+                _send(sub, line.to_json(self.id))
+            arrived = self.audience.add(sub, seat) or arrived
+        if arrived:
+            self._seats_changed()
+        await self._watched()
+
     async def refresh_seats(self) -> None:
         """Show the seats again (a seated player renamed themselves)."""
         self._seats_changed()
@@ -455,7 +567,7 @@ class LiveTable:
         seat = self.audience.seat(sub)
         left = self.audience.remove(sub)
         if left and seat is not None:
-            self._seats_changed()
+            self._presence_changed()
         await self._watched()
 
     # --- a game nobody comes back to ------------------------------------------------------
@@ -464,7 +576,7 @@ class LiveTable:
         """Keep the store's record of since when nobody has watched this running game."""
         if self.status != "playing":
             return
-        unwatched = None if len(self.audience) else now_ms()
+        unwatched = None if self.watchers() else now_ms()
         if (unwatched is None) != (self.watched_at is None):
             try:
                 await self.host.store.set_unwatched(self.id, unwatched)
@@ -480,7 +592,7 @@ class LiveTable:
 
         Nobody places: ``{"places": [null, …], "reason": "abandoned", "winners": []}``.
         """
-        if self.status != "playing" or len(self.audience):
+        if self.status != "playing" or self.watchers():
             return
         now = now_ms()
         ended = Result((None,) * len(self.seats), EndReason.ABANDONED).to_json()
@@ -604,6 +716,9 @@ class LiveTable:
         await self.host.store.add_chat(line.record(self.id))
         self.chat.add(line)
         self.audience.send_all(line.to_json(self.id))
+        self._publish(
+            "chat", line=line.line, player=line.player, name=line.name, text=text, at=line.at
+        )
         reply({"type": "ack", "table": self.id, "line": line.line})
 
     async def view_for_assist(self, player_id: str) -> tuple[int, Seat, dict[str, JSON]]:
@@ -667,6 +782,16 @@ class LiveTable:
         self.deadlines, self.clock, self.clock_deadline = deadlines, clock, clock_deadline
         self._summary = None
         self._announce(step, before, events)
+        self._publish(
+            "move",
+            n=n,
+            seat=seat,
+            move=record.move,
+            at=now,
+            actor=actor,
+            deadlines=_deadlines_record(deadlines),
+            clock_deadline=clock_deadline,
+        )
         if (observe := self.host.counters.on_fanout) is not None:
             observe(time.perf_counter() - began)
         if result is not None:

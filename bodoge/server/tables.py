@@ -39,6 +39,7 @@ from bodoge.store import PlayerRecord, SeatRecord, Store, TableRecord
 
 if TYPE_CHECKING:
     from bodoge.cluster.service import ClusterService
+    from bodoge.server.replica import Replicas
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,8 @@ class Tables:
         self.counters = counters or Counters()
         self.cluster = cluster
         self.live: dict[str, LiveTable] = {}
+        #: Cluster: the tables other processes run that connections here watch.
+        self.replicas: Replicas | None = None
         self._loading: dict[str, asyncio.Task[LiveTable | None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         #: Tables each player may create an hour, and the tables being created right now
@@ -99,6 +102,33 @@ class Tables:
     ) -> dict[str, JSON] | None:
         return await self.bots.act(game_id, level, view, seat, seed)
 
+    def publish(self, table_id: str, message: dict[str, JSON]) -> None:
+        cluster = self.cluster
+        if cluster is None:
+            return
+        epoch = cluster.ownership.held.get(table_id)
+        if epoch is not None:
+            cluster.publish_soon(
+                cluster.namespace.table(table_id),
+                {**message, "owner": cluster.process, "epoch": epoch},
+            )
+
+    def known(self, player_id: str, name: str) -> Player:
+        return self.players.hold(player_id, name)
+
+    def watched(self, table_id: str) -> LiveTable | None:
+        """The table a connection here watches: live here, or a replica (cluster)."""
+        table = self.live.get(table_id)
+        if table is None and self.replicas is not None:
+            table = self.replicas.get(table_id)
+        return table
+
+    def _started(self, table: LiveTable) -> None:
+        """A table now runs here: a replica's connections (cluster) watch it directly."""
+        table.start()
+        if self.replicas is not None and self.replicas.get(table.id) is not None:
+            self.spawn(self.replicas.promote(table))
+
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         """Run a background job (a bot thinking, the sweep), cancelled by :meth:`close`."""
         task = asyncio.create_task(coro)
@@ -124,7 +154,7 @@ class Tables:
                 log.exception("table %s cannot be brought back", bundle.table.id)
                 continue
             self.live[table.id] = table
-            table.start()
+            self._started(table)
         return len(self.live)
 
     async def get(self, table_id: str) -> LiveTable:
@@ -143,6 +173,25 @@ class Tables:
             raise ProtocolError("unknown_table", "no such table")
         return table
 
+    async def peek(self, table_id: str) -> LiveTable:
+        """A table to read (the HTTP API): live here, its replica, or as the store has it.
+
+        In a cluster a table another process runs is read from the store: its history and
+        seats are the owner's (who is connected is not).
+        """
+        from bodoge.server.replica import OwnedElsewhere
+
+        try:
+            return await self.get(table_id)
+        except OwnedElsewhere:
+            watched = self.watched(table_id)
+            if watched is not None:
+                return watched
+            bundle = await self.store.load_table(table_id, chat=self.config.limits.chat_backlog)
+            if bundle is None or bundle.table.game not in self.games:
+                raise ProtocolError("unknown_table", "no such table") from None
+            return LiveTable.restore(self, self.games[bundle.table.game], bundle)
+
     async def _load(self, table_id: str) -> LiveTable | None:
         bundle = await self.store.load_table(table_id, chat=self.config.limits.chat_backlog)
         if bundle is None or bundle.table.game not in self.games:
@@ -151,7 +200,10 @@ class Tables:
             return self.live[table_id]
         if self.cluster is not None:
             if not await self.cluster.claim(table_id):
-                raise ProtocolError("table_unavailable", "another server process runs this table")
+                from bodoge.server.replica import OwnedElsewhere
+
+                owner = await self.cluster.ownership.owner_of(table_id)
+                raise OwnedElsewhere(table_id, owner)
             if table_id in self.live:
                 return self.live[table_id]
             # Claimed after the load: what the previous owner wrote meanwhile is read again.
@@ -160,7 +212,7 @@ class Tables:
                 return self.live.get(table_id)
         table = LiveTable.restore(self, self.games[bundle.table.game], bundle)
         self.live[table_id] = table
-        table.start()
+        self._started(table)
         if table.status != "finished":  # a running table back from the store
             self.lobby.changed(table)
         return table
@@ -303,13 +355,15 @@ class Tables:
                 log.exception("table %s cannot be taken over", table_id)
                 continue
             self.live[table_id] = table
-            table.start()
+            self._started(table)
             if table.status != "finished":
                 self.lobby.changed(table)
 
     async def close(self) -> None:
         for table in list(self.live.values()):
             table.stop()
+        if self.replicas is not None:
+            await self.replicas.close()
         for task in list(self._tasks):
             task.cancel()
         self.live.clear()

@@ -27,7 +27,7 @@ from bodoge.store import Fenced, MoveRecord, SeatRecord, TableRecord
 from bodoge.store.sql import SqlStore
 from tests.games.relay.game import RelayGame
 from tests.server.test_tables import Tab
-from tests.support.services import PostgresServer
+from tests.support.services import PostgresServer, RedisServer
 
 Make = Callable[..., Any]
 
@@ -106,29 +106,150 @@ async def _until(condition: Callable[[], Any], timeout: float = 10.0) -> None:
         await asyncio.sleep(0.05)
 
 
-async def test_a_new_table_is_its_makers_and_unavailable_elsewhere(make_node: Make) -> None:
+async def test_a_table_is_played_through_a_process_that_does_not_run_it(
+    make_node: Make,
+) -> None:
     a, b = await make_node(), await make_node()
-    tabs = await _players(a, 2)
-    table = await _relay(tabs)
+    (host,) = await _players(a, 1)
+    guest, other = await _players(b, 2)
+    table = (await host.ok("table.create", game="relay", options={"players": 3}))["table"]
     assert await _owner(a, table) == (a.process, 1)
-    said = await tabs[0].ok("move", table=table, move={"type": "say", "word": "ringo"})
-    assert said["n"] == 1 and await _moves(a, table) == [1]
+    # Commands from b are run by a: b never claims the table.
+    joined = await guest.ok("table.join", table=table)
+    assert joined["seat"] == 1 and joined["table"] == table
+    await other.ok("table.join", table=table)
+    for tab in (host, guest, other):
+        await tab.ok("table.open", table=table)
+    assert table not in b.tables.live and table in b.tables.replicas.replicas
+    assert await _owner(a, table) == (a.process, 1)
 
-    (elsewhere,) = await _players(b, 1)
-    refused = await elsewhere.request("table.open", table=table)
-    assert refused["type"] == "error" and refused["code"] == "table_unavailable"
-    assert table not in b.tables.live and await _owner(a, table) == (a.process, 1)
+    async def everyone_connected() -> bool:  # presence is added up at the owner
+        seats = a.tables.live[table].seats_json()
+        return all(seat["connected"] for seat in seats)
+
+    await _until(everyone_connected)
+    await guest.ok("table.start", table=table)
+
+    # Errors keep their codes across the hop, and change nothing.
+    early = await guest.request("move", table=table, move={"type": "say", "word": "x"})
+    assert early["type"] == "error" and early["code"] == "not_your_turn", early
+    bad = await guest.request("move", table=table, move={"type": "shout"})
+    assert bad["type"] == "error" and bad["code"] == "bad_move", bad
+
+    said = await host.ok("move", table=table, move={"type": "say", "word": "ringo"})
+    for tab in (guest, other):
+        voted = await tab.ok("move", table=table, move={"type": "vote", "ok": True})
+        # The ack comes after the event it acknowledges, on the tab that sent the move.
+        events = [m for m in tab.transport.sent if m["type"] == "event"]
+        assert events[-1]["n"] == voted["n"]
+        assert tab.transport.sent.index(events[-1]) < tab.transport.sent.index(voted)
+    turn = await guest.ok("move", table=table, move={"type": "say", "word": "gorilla"})
+    assert (said["n"], turn["n"]) == (1, 4)
+    line = await other.ok("chat", table=table, text="from b")
+    assert line["line"] == 1
+    await host.wait(lambda m: m.get("type") == "chat" and m.get("text") == "from b")
+    await host.ok("chat", table=table, text="from a")
+    await guest.wait(lambda m: m.get("type") == "chat" and m.get("text") == "from a")
+
+    for tab in (host, guest, other):
+        await tab.wait(lambda m: m.get("type") == "event" and m.get("n") == 4)
+        assert [e["n"] for e in tab.events()] == [1, 2, 3, 4]
+    assert await _moves(a, table) == [1, 2, 3, 4]
+    # The replica renders per seat exactly as the owner does.
+    replica = b.tables.replicas.replicas[table]
+    assert replica.snapshot(1)["view"] == a.tables.live[table].snapshot(1)["view"]
+    assert replica.snapshot(None) == a.tables.live[table].snapshot(None)
+
+    # The assistant answers from the replica's view of the seat.
+    helped = await guest.ok("assist", table=table)
+    assert helped["analysis"] == {"words_so_far": 2, "seat": 1}
+
+    # The HTTP API of b reads a's table from the store.
     http = httpx.AsyncClient(
         transport=httpx.ASGITransport(app=Starlette(routes=api_routes(b))), base_url="http://b"
     )
     async with http:
-        for path in (f"/api/tables/{table}", f"/api/tables/{table}/history"):
-            answer = await http.get(path)
-            assert answer.status_code == 503, answer.text
-            assert answer.json()["error"]["code"] == "table_unavailable"
+        summary = await http.get(f"/api/tables/{table}")
+        assert summary.status_code == 200 and summary.json()["n"] == 4
+        assert (await http.get(f"/api/tables/{table}/history")).status_code == 409
+
+    # Closing the last tab on b: the owner hears that its player is gone.
+    await other.ok("table.close", table=table)
+
+    async def other_gone() -> bool:
+        return not a.tables.live[table].seats_json()[2]["connected"]
+
+    await _until(other_gone)
+    assert a.tables.live[table].seats_json()[1]["connected"]
 
     status, body = await health(a.process, a.probes())
     assert status == 200 and body["redis"]["ok"] and body["database"]["ok"]
+
+
+async def test_replicas_follow_a_new_owner(make_node: Make) -> None:
+    """The owner stops: another process runs the table; the others' tabs miss nothing."""
+    a, b, c = await make_node(), await make_node(), await make_node()
+    tabs = [*await _players(a, 1), *await _players(b, 1), *await _players(c, 1)]
+    table = await _relay(tabs)
+    await tabs[0].ok("move", table=table, move={"type": "say", "word": "ringo"})
+    await tabs[1].ok("move", table=table, move={"type": "vote", "ok": True})
+    await a.stop()
+
+    async def taken() -> bool:
+        return table in b.tables.live or table in c.tables.live
+
+    await _until(taken)
+    new_owner, watcher = (b, c) if table in b.tables.live else (c, b)
+    assert table not in watcher.tables.live
+    await tabs[2].ok("move", table=table, move={"type": "vote", "ok": True})
+    await tabs[1].ok("move", table=table, move={"type": "say", "word": "gorilla"})
+    for tab in tabs[1:]:
+        await tab.wait(lambda m: m.get("type") == "event" and m.get("n") == 4)
+        assert [e["n"] for e in tab.events()] == [1, 2, 3, 4]
+    assert await _moves(new_owner, table) == [1, 2, 3, 4]
+
+
+async def test_replicas_catch_up_after_redis_restarts(
+    redis_server: RedisServer, database_url: str, namespace: Namespace
+) -> None:
+    """Publications are lost while Redis is away: the replica catches up from the store."""
+    servers = []
+    for _ in range(2):
+        config = ServerConfig(
+            db_url=database_url,
+            redis_url=redis_server.url,
+            redis_namespace=namespace.prefix,
+            bot_delay=0.0,
+            bot_workers=0,
+            games={"relay": RelayGame()},
+            lease_seconds=5.0,
+        )
+        server = Server(config)
+        await server.start()
+        servers.append(server)
+    a, b = servers
+    try:
+        tabs = [*await _players(a, 2), *await _players(b, 1)]
+        table = await _relay(tabs)
+        await tabs[0].ok("move", table=table, move={"type": "say", "word": "ringo"})
+        await asyncio.to_thread(redis_server.stop)
+        # a commits while Redis is down: nobody hears of it, the store has it.
+        await tabs[1].ok("move", table=table, move={"type": "vote", "ok": True})
+        await asyncio.to_thread(redis_server.start)
+
+        async def caught_up() -> bool:
+            return len(tabs[2].events()) == 2
+
+        await _until(caught_up, timeout=15)
+        assert b.cluster.redis_reconnects >= 1
+        await tabs[2].ok("move", table=table, move={"type": "vote", "ok": True})
+        for tab in tabs:
+            await tab.wait(lambda m: m.get("type") == "event" and m.get("n") == 3)
+            assert [e["n"] for e in tab.events()] == [1, 2, 3]
+        assert table not in b.tables.live
+    finally:
+        for server in servers:
+            await server.stop()
 
 
 async def test_a_stale_owner_is_fenced_and_lets_go(make_node: Make) -> None:

@@ -449,12 +449,15 @@ async def test_the_assistant_can_be_turned_off(server: Server) -> None:
 
 
 async def test_every_client_message_has_a_handler(server: Server) -> None:
-    from bodoge.server.connection import Connection
+    from bodoge.server.connection import HANDLERS, Connection
     from bodoge.server.protocol import CLIENT_MESSAGES
 
     for kind in CLIENT_MESSAGES:
         if kind not in ("hello", "ping"):
-            assert callable(getattr(Connection, "_" + kind.replace(".", "_")))
+            assert callable(HANDLERS[kind])
+            assert HANDLERS[kind].__qualname__.startswith("Connection._")
+    assert set(HANDLERS) == set(CLIENT_MESSAGES) - {"hello", "ping"}
+    assert Connection._table_command in HANDLERS.values()
 
 
 async def test_the_store_url_may_be_any_sqlalchemy_async_url(tmp_path: Path) -> None:
