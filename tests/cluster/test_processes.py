@@ -24,7 +24,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bodoge.cluster.namespace import Namespace
-from tests.server.tagiron_play import Truth, history, leaks, play_seat
+from tests.server.tagiron_play import Truth, history, leaks, play_seat, random_move
 from tests.support.client import Client
 from tests.support.live_server import DEFAULT_ARGS, LiveServer
 
@@ -114,18 +114,26 @@ async def _game(server: LiveServer) -> tuple[list[Client], str]:
 
 
 async def _play_until(clients: list[Client], table: str, moves: int, seed: int) -> None:
-    """Both seats play until ``moves`` moves were made, then stop (the game goes on)."""
-    tasks = [
-        asyncio.create_task(play_seat(c, table, random.Random(seed + i), out_of_turn=0))
-        for i, c in enumerate(clients)
-    ]
-    try:
-        while max(len(_events(c, table)) for c in clients) < moves:
-            await asyncio.sleep(0.02)
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+    """The seats play ``moves`` moves, one at a time, then stop (the game goes on)."""
+    rng = random.Random(seed)
+    for _ in range(moves):
+        states = [
+            m
+            for c in clients
+            for m in c.received
+            if m.get("type") in ("table", "event") and _of(m, table) and m.get("view")
+        ]
+        state = max(states, key=lambda m: m["n"])
+        n = state["n"]
+        for seat, client in enumerate(clients):
+            mine = [m for m in client.received if m.get("type") in ("table", "event")]
+            view = mine[-1]
+            if view.get("may_act") or (view.get("to_act") and seat in view["to_act"]):
+                move = random_move(view["view"], rng, declare=0.0)
+                await client.ok("move", table=table, move=move)
+                break
+        for client in clients:
+            await client.wait_for(lambda m, n=n: m.get("type") == "event" and m.get("n") == n + 1)
 
 
 async def _taken(engine: AsyncEngine, server: LiveServer, table: str) -> None:
@@ -210,9 +218,12 @@ async def test_a_paused_owner_cannot_write_after_its_lease(
 ) -> None:
     a, b = await make_process(), await make_process()
     clients, table = await _game(a)
-    await _play_until(clients, table, 4, seed=2)
+    await _play_until(clients, table, 2, seed=2)
     await asyncio.sleep(0.3)  # replies in flight arrive
     before, _ = await _stored(engine, table)
+    async with engine.connect() as conn:
+        status = "SELECT status FROM tables WHERE id = :t"
+        assert (await conn.execute(sa.text(status), {"t": table})).scalar() == "playing"
     n = len(before)
     os.kill(a.pid, signal.SIGSTOP)
     try:
