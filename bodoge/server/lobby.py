@@ -1,8 +1,14 @@
-"""The lobby: every waiting or running table, live-updated for those who watch it."""
+"""The lobby: every waiting or running table, live-updated for those who watch it.
+
+In a cluster every process's lobby lists every open table of the cluster: the tables this
+process runs, and those the other processes run, which their owners publish on
+``{ns}:lobby`` (:meth:`Lobby.publish` is set then) and which a process asks every other
+one for when it starts and after its bus reconnected to Redis (:meth:`Lobby.replace_remote`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from bodoge.core.values import JSON
@@ -16,12 +22,18 @@ if TYPE_CHECKING:
 class Lobby:
     def __init__(self) -> None:
         self._subs: set[Subscriber] = set()
+        #: Cluster: the open tables other processes run, by id (their summaries).
+        self.remote: dict[str, dict[str, JSON]] = {}
+        #: Cluster: tells the other processes of a change to a table this process runs.
+        self.publish: Callable[[dict[str, JSON]], None] | None = None
 
     def subscribe(self, sub: Subscriber, tables: Iterable[LiveTable]) -> dict[str, JSON]:
         """Watch the lobby; returns the ``lobby`` message listing the open tables now."""
         self._subs.add(sub)
         listed = [t.summary() for t in tables if t.status != "finished"]
-        listed.sort(key=lambda s: s["created_at"])
+        here = {s["id"] for s in listed}
+        listed += [s for table_id, s in self.remote.items() if table_id not in here]
+        listed.sort(key=lambda s: (str(s["created_at"]), str(s["id"])))
         return {"type": "lobby", "tables": listed}
 
     def unsubscribe(self, sub: Subscriber) -> None:
@@ -30,11 +42,44 @@ class Lobby:
     def changed(self, table: LiveTable) -> None:
         if table.status == "finished":
             self.removed(table.id)
-        else:
-            self._send({"type": "lobby.table", "table": table.summary()})
+            return
+        summary = table.summary()
+        self.remote.pop(table.id, None)  # it runs here now
+        self._send({"type": "lobby.table", "table": summary})
+        if self.publish is not None:
+            self.publish({"kind": "table", "table": summary})
 
     def removed(self, table_id: str) -> None:
+        self.remote.pop(table_id, None)
         self._send({"type": "lobby.removed", "table": table_id})
+        if self.publish is not None:
+            self.publish({"kind": "removed", "table": table_id})
+
+    # --- the cluster --------------------------------------------------------------------
+
+    def heard(self, message: Mapping[str, JSON]) -> None:
+        """Another process's change: a table it runs is new or changed, or left the list."""
+        if message.get("kind") == "table":
+            summary = message.get("table")
+            if isinstance(summary, dict) and isinstance(summary.get("id"), str):
+                self.remote[str(summary["id"])] = summary
+                self._send({"type": "lobby.table", "table": summary})
+        elif message.get("kind") == "removed":
+            table_id = message.get("table")
+            if isinstance(table_id, str):
+                self.remote.pop(table_id, None)
+                self._send({"type": "lobby.removed", "table": table_id})
+
+    def replace_remote(self, summaries: Iterable[dict[str, JSON]], here: set[str]) -> None:
+        """The other processes' open tables as they listed them just now (``here``: this
+        process's own): watchers hear of every difference."""
+        fresh = {str(s["id"]): s for s in summaries if str(s["id"]) not in here}
+        for table_id in set(self.remote) - set(fresh):
+            self._send({"type": "lobby.removed", "table": table_id})
+        for table_id, summary in fresh.items():
+            if self.remote.get(table_id) != summary:
+                self._send({"type": "lobby.table", "table": summary})
+        self.remote = fresh
 
     def _send(self, message: dict[str, JSON]) -> None:
         if self._subs:

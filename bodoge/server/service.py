@@ -8,11 +8,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Mapping
+
+import orjson
 
 from bodoge.cluster.namespace import Namespace
 from bodoge.cluster.ownership import new_process_id
 from bodoge.cluster.service import ClusterService
+from bodoge.core.values import JSON
 from bodoge.games import registry
 from bodoge.server.admission import Admission
 from bodoge.server.bots import BotRunner
@@ -28,6 +33,8 @@ from bodoge.server.replies import RecentReplies
 from bodoge.server.stats import Counters
 from bodoge.server.tables import Tables
 from bodoge.store import Store, open_store
+
+log = logging.getLogger(__name__)
 
 
 class Server:
@@ -88,6 +95,7 @@ class Server:
             self.tables.cluster = self.cluster
             self.tables.replicas = Replicas(self.tables, self.cluster)
             await self.tables.replicas.start()
+            await self._cluster_lobby(self.tables.replicas)
         await self.tables.restore_open()
         await self.count_decks()
         self.tables.spawn(self.tables.sweep())
@@ -127,6 +135,51 @@ class Server:
         )
         await self.cluster.start()
         self.store.fence = self.cluster.fence
+
+    async def _cluster_lobby(self, replicas: Replicas) -> None:
+        """Every process's lobby lists every open table of the cluster (see ``lobby.py``)."""
+        cluster = self.cluster
+        assert cluster is not None
+        channel = cluster.namespace.lobby
+        me = cluster.process
+
+        def publish(message: dict[str, JSON]) -> None:
+            cluster.publish_soon(channel, {**message, "process": me})
+
+        async def heard(data: bytes) -> None:
+            message = orjson.loads(data)
+            if isinstance(message, dict) and message.get("process") != me:
+                self.lobby.heard(message)
+
+        async def listed(call: dict[str, JSON]) -> JSON:
+            return [t.summary() for t in self.tables.open_tables()]
+
+        self.lobby.publish = publish
+        replicas.ops["lobby"] = listed
+        await cluster.bus.subscribe(channel, heard)
+        cluster.bus.add_reconnect_hook(self.sync_lobby)
+        await self.sync_lobby()
+
+    async def sync_lobby(self) -> None:
+        """Ask every other live process for the open tables it runs (start, Redis back)."""
+        cluster = self.cluster
+        assert cluster is not None
+        try:
+            processes = await cluster.ownership.live_processes()
+        except Exception as exc:
+            log.warning("listing the cluster's processes failed: %s", exc)
+            return
+        others = [p for p in processes if p != cluster.process]
+        answers = await asyncio.gather(
+            *(cluster.bus.request(p, {"op": "lobby"}) for p in others), return_exceptions=True
+        )
+        summaries: list[dict[str, JSON]] = []
+        for process, answer in zip(others, answers, strict=True):
+            if isinstance(answer, BaseException):
+                log.info("process %s did not list its tables: %s", process, answer)
+            elif isinstance(answer, list):
+                summaries += [s for s in answer if isinstance(s, dict)]
+        self.lobby.replace_remote(summaries, set(self.tables.live))
 
     async def _lost(self, table_ids: set[str]) -> None:
         self.tables.let_go(table_ids)

@@ -186,6 +186,34 @@ async def test_a_table_is_played_through_a_process_that_does_not_run_it(
     assert status == 200 and body["redis"]["ok"] and body["database"]["ok"]
 
 
+async def test_every_lobby_lists_every_open_table_of_the_cluster(make_node: Make) -> None:
+    a, b = await make_node(), await make_node()
+    (host,) = await _players(a, 1)
+    (watcher,) = await _players(b, 1)
+    listed = await watcher.ok("lobby.subscribe")
+    assert listed["tables"] == []
+    table = (await host.ok("table.create", game="relay", options={"players": 2}))["table"]
+    new = await watcher.wait(lambda m: m.get("type") == "lobby.table")
+    assert new["table"]["id"] == table and new["table"]["host"] == host.player["id"]
+    # A process that starts later asks the others for their tables.
+    c = await make_node()
+    (late,) = await _players(c, 1)
+    assert [t["id"] for t in (await late.ok("lobby.subscribe"))["tables"]] == [table]
+    # Changes reach every lobby: a seat taken through b, then the table gone.
+    await watcher.ok("table.join", table=table)
+
+    def seated(m: dict[str, Any]) -> bool:
+        return m.get("type") == "lobby.table" and m["table"]["seats"][1]["kind"] == "human"
+
+    for tab in (watcher, late):
+        await tab.wait(seated)
+    await watcher.ok("table.leave", table=table)
+    await host.ok("table.leave", table=table)  # the last person left: the table is deleted
+    for tab in (watcher, late):
+        await tab.wait(lambda m: m.get("type") == "lobby.removed" and m["table"] == table)
+    assert (await late.ok("lobby.subscribe"))["tables"] == []
+
+
 async def test_replicas_follow_a_new_owner(make_node: Make) -> None:
     """The owner stops: another process runs the table; the others' tabs miss nothing."""
     a, b, c = await make_node(), await make_node(), await make_node()
