@@ -330,7 +330,9 @@ class Connection:
         """Note that the player came back (an idle guest is removed, one seen is not)."""
         try:
             await self.server.store.player_seen(player.id, now_ms())
-        except Exception:  # bookkeeping: the next hello notes it
+        except StoreUnavailable as exc:  # bookkeeping: the next hello notes it
+            log.warning("noting that player %s came back failed: %s", player.id, exc)
+        except Exception:
             log.warning("noting that player %s came back failed", player.id, exc_info=True)
 
     async def _rename(self, req: Request, player: Player) -> None:

@@ -40,6 +40,7 @@ from bodoge.store import (
     PlayerRecord,
     SeatRecord,
     Store,
+    StoreUnavailable,
     TableBundle,
     TableRecord,
     Timers,
@@ -581,6 +582,9 @@ class LiveTable:
             try:
                 await self.host.store.set_unwatched(self.id, unwatched)
             except Fenced:  # another process runs the table now: it is being let go
+                return
+            except StoreUnavailable as exc:  # bookkeeping only: tried again at the next change
+                log.warning("table %s: storing when it was last watched failed: %s", self.id, exc)
                 return
             except Exception:  # bookkeeping only: tried again at the next change
                 log.exception("table %s: storing when it was last watched failed", self.id)

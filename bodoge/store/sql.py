@@ -342,13 +342,18 @@ ENGINE_UNAVAILABLE: Kinds = OperationalError
 
 
 def _asyncpg_unavailable() -> Kinds:
-    """asyncpg's: the server is gone or going, or out of disk or memory."""
+    """asyncpg's: the server is gone or going, or out of disk or memory.
+
+    ``InternalClientError`` is a connection left mid-operation by a lost server ("cannot
+    switch to state …"): the statement was never sent, and the connection is dropped.
+    """
     import asyncpg
 
     return (
         OSError,
         TimeoutError,
         asyncpg.InterfaceError,
+        asyncpg.InternalClientError,
         asyncpg.PostgresConnectionError,
         asyncpg.InsufficientResourcesError,
         asyncpg.OperatorInterventionError,
@@ -361,9 +366,27 @@ def _outcome(exc: Exception, write: AnyWrite, integrity: Kinds, unavailable: Kin
     """
     if isinstance(exc, integrity):
         return Conflict(write.conflict or str(getattr(exc, "orig", None) or exc))
-    if isinstance(exc, unavailable):
+    if _caused_by(exc, unavailable):
         return StoreUnavailable(str(getattr(exc, "orig", None) or exc))
     return exc
+
+
+def _caused_by(exc: BaseException, kinds: Kinds) -> bool:
+    """Whether ``exc`` or what it wraps (SQLAlchemy's ``orig``, an exception's cause) is one
+    of ``kinds``: a connection the engine could not open, for instance, while PostgreSQL
+    is starting up, reaches the writer wrapped in SQLAlchemy's errors."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        current = todo.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, kinds):
+            return True
+        orig = getattr(current, "orig", None)
+        todo += [orig if isinstance(orig, BaseException) else None, current.__cause__]
+    return False
 
 
 def _commit_sqlite(db: sqlite3.Connection, writes: Sequence[AnyWrite]) -> Outcomes:
