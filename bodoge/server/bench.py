@@ -23,6 +23,13 @@ It prints, over the measured window (after a warm-up):
 * the server's garbage-collector passes, from ``GET /api/stats``: the longest
   pause and the total time per generation.
 
+``--cluster N`` starts N ``bodoge serve --redis`` processes instead of one, on a database of
+their own (made on ``--cluster-pg``, dropped afterwards) and a Redis namespace of their own
+(on ``--cluster-redis``), and spreads the clients over them seat by seat, so that most
+seats of a table play through a process that does not run it (a replica; moves forwarded
+to the owner). CPU time and memory are those of all the processes together; the
+collector's figures are the first process's.
+
 ``--checkout PATH`` runs the server from another source tree (a git worktree of
 an older commit, say); ``--ab OLD_PATH`` runs old, new, old, new (``--rounds``)
 and prints the ratio of server CPU per 1,000 moves.  Clients run in ``--procs``
@@ -105,6 +112,25 @@ def register_bench(sub: argparse._SubParsersAction) -> None:
         help="A/B: run the server from OLD_PATH and from this tree, alternated, --rounds each",
     )
     parser.add_argument("--rounds", type=int, default=2, help="runs of each side with --ab")
+    parser.add_argument(
+        "--cluster",
+        type=int,
+        default=0,
+        metavar="N",
+        help="N server processes in cluster mode (PostgreSQL and Redis), clients spread over them",
+    )
+    parser.add_argument(
+        "--cluster-pg",
+        default="postgresql://postgres@127.0.0.1:5432/postgres",
+        metavar="DSN",
+        help="the PostgreSQL server a --cluster run makes its database on (and drops it)",
+    )
+    parser.add_argument(
+        "--cluster-redis",
+        default="redis://127.0.0.1:6379/0",
+        metavar="URL",
+        help="the Redis a --cluster run uses (in a namespace of its own)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -314,6 +340,7 @@ class TableRun:
 class Plan:
     """What every client process does."""
 
+    urls: list[str]
     tables: int
     players: int
     think: float
@@ -323,14 +350,14 @@ class Plan:
     seed: int
 
 
-async def _clients(url: str, plan: Plan, ready: Callable[[], None], go: Callable[[], Any]) -> Stats:
+async def _clients(plan: Plan, ready: Callable[[], None], go: Callable[[], Any]) -> Stats:
     from websockets.asyncio.client import connect
 
     stats = Stats()
     rng = random.Random(plan.seed)
     gate = asyncio.Semaphore(64)  # do not knock on the server's door 2,000 times at once
 
-    async def open_seat(name: str) -> Seat:
+    async def open_seat(name: str, url: str) -> Seat:
         async with gate:
             ws = await connect(url, compression=None, max_size=2**22, open_timeout=120)
             seat = Seat(ws)
@@ -340,7 +367,9 @@ async def _clients(url: str, plan: Plan, ready: Callable[[], None], go: Callable
     runs = []
     for t in range(plan.tables):
         names = [f"b{plan.seed}-{t}-{s}" for s in range(plan.players)]
-        seats = await asyncio.gather(*(open_seat(name) for name in names))
+        # Seat by seat over the server processes (a cluster): a table's seats are spread.
+        urls = [plan.urls[(t * plan.players + s) % len(plan.urls)] for s in range(plan.players)]
+        seats = await asyncio.gather(*(open_seat(n, u) for n, u in zip(names, urls, strict=True)))
         table_rng = random.Random(rng.random())
         runs.append(TableRun(list(seats), plan.think, plan.arrival, stats, table_rng))
     stats.clients = plan.tables * plan.players
@@ -372,8 +401,8 @@ async def _clients(url: str, plan: Plan, ready: Callable[[], None], go: Callable
     return stats
 
 
-def _client_process(url: str, plan: Plan, results: Any, ready: Any, go: Any) -> None:
-    results.put(asyncio.run(_clients(url, plan, ready.release, go.wait)))
+def _client_process(plan: Plan, results: Any, ready: Any, go: Any) -> None:
+    results.put(asyncio.run(_clients(plan, ready.release, go.wait)))
 
 
 # --- the server -----------------------------------------------------------------------
@@ -427,9 +456,11 @@ def serve_command(data: Path, help_text: str) -> list[str]:
     return command
 
 
-def _start_server(data: Path, tree: Path) -> tuple[subprocess.Popen[str], str]:
+def _start_server(
+    data: Path, tree: Path, extra: list[str] | None = None
+) -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
-        serve_command(data, _serve_flags(tree)),
+        serve_command(data, _serve_flags(tree)) + (extra or []),
         cwd=tree,
         env=_tree_env(tree),
         stdout=subprocess.PIPE,
@@ -496,6 +527,8 @@ class Outcome:
     duration: float
     pid: int
     players: int = 4
+    #: Every server process (a cluster has several; ``pid`` is the first).
+    pids: list[int] = field(default_factory=list)
     #: Server CPU seconds and wall seconds over the measured window.
     cpu: float = 0.0
     wall: float = 0.0
@@ -520,16 +553,42 @@ def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
 
     raise_file_limit()
     data = Path(tempfile.mkdtemp(prefix="bodoge-bench-"))
-    server: subprocess.Popen[str] | None = None
-    if args.url:
-        url, pid = args.url, 0
-    else:
-        server, url = _start_server(data, tree or HERE)
-        pid = server.pid
-        # The server's output would fill the pipe: drain it in the background.
-        output = server.stdout
-        assert output is not None
-        threading.Thread(target=output.read, daemon=True).start()
+    servers: list[subprocess.Popen[str]] = []
+    urls: list[str] = []
+    database: str | None = None
+    try:
+        if args.url:
+            urls = [args.url]
+        else:
+            extras: list[list[str]] = [[]]
+            if args.cluster:
+                database = _make_database(args.cluster_pg)
+                namespace = f"bench:{os.urandom(5).hex()}"
+                flags = ["--db", _sqlalchemy_url(args.cluster_pg, database)]
+                flags += ["--redis", args.cluster_redis, "--redis-namespace", namespace]
+                extras = [flags] * args.cluster
+            for i, extra in enumerate(extras):  # one after another: the first makes the schema
+                server, url = _start_server(data / f"p{i}", tree or HERE, extra)
+                servers.append(server)
+                urls.append(url)
+                # The server's output would fill the pipe: drain it in the background.
+                output = server.stdout
+                assert output is not None
+                threading.Thread(target=output.read, daemon=True).start()
+        return _play(args, urls, [server.pid for server in servers])
+    finally:
+        for server in servers:
+            server.terminate()
+        for server in servers:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                server.wait(20)
+        if database is not None:
+            _drop_database(args.cluster_pg, database)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def _play(args: argparse.Namespace, urls: list[str], pids: list[int]) -> Outcome:
+    """The clients against the servers at ``urls``; the figures of the processes ``pids``."""
     arrival = 0.0 if args.burst else args.arrival
     # Long enough for the first games to have started (95% of them with Poisson starts).
     warm_up = min(5.0, args.duration / 5) + 3 * arrival
@@ -543,6 +602,7 @@ def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
         for p in range(procs):
             share = args.tables // procs + (1 if p < args.tables % procs else 0)
             plan = Plan(
+                urls,
                 share,
                 args.players,
                 args.think,
@@ -551,32 +611,66 @@ def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
                 args.duration,
                 args.seed * 1000 + p,
             )
-            worker = ctx.Process(target=_client_process, args=(url, plan, results, ready, go))
+            worker = ctx.Process(target=_client_process, args=(plan, results, ready, go))
             worker.start()
             workers.append(worker)
         for _ in workers:
             ready.acquire()
         go.set()
         time.sleep(warm_up)
-        outcome = Outcome([], args.duration, pid, args.players)
-        outcome.before = _server_stats(url)
-        cpu_start, wall_start = _cpu_seconds(pid), time.monotonic()
+        outcome = Outcome([], args.duration, pids[0] if pids else 0, args.players, pids)
+        outcome.before = _server_stats(urls[0])
+        cpu_start, wall_start = sum(map(_cpu_seconds, pids)), time.monotonic()
         time.sleep(args.duration)
-        outcome.cpu = _cpu_seconds(pid) - cpu_start
+        outcome.cpu = sum(map(_cpu_seconds, pids)) - cpu_start
         outcome.wall = time.monotonic() - wall_start
-        outcome.after = _server_stats(url)
+        outcome.after = _server_stats(urls[0])
         outcome.stats = [results.get(timeout=args.duration + 600) for _ in workers]
-        outcome.peak_kib = _proc_status(pid, "VmHWM")
-        outcome.rss_kib = _proc_status(pid, "VmRSS")
+        outcome.peak_kib = sum(_proc_status(pid, "VmHWM") for pid in pids)
+        outcome.rss_kib = sum(_proc_status(pid, "VmRSS") for pid in pids)
     finally:
         for worker in workers:
             worker.join(30)
-        if server is not None:
-            server.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                server.wait(20)
-        shutil.rmtree(data, ignore_errors=True)
     return outcome
+
+
+def _sqlalchemy_url(dsn: str, database: str) -> str:
+    """The asyncpg URL of ``database`` on the server of ``dsn``.
+
+    >>> _sqlalchemy_url("postgresql://u@h:5432/postgres", "b1")
+    'postgresql+asyncpg://u@h:5432/b1'
+    """
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(dsn)
+    return urlunsplit(("postgresql+asyncpg", parts.netloc, f"/{database}", parts.query, ""))
+
+
+def _admin(dsn: str, sql: str) -> None:
+    import asyncpg
+
+    async def run() -> None:
+        conn = await asyncpg.connect(dsn, timeout=10)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(run())
+
+
+def _make_database(dsn: str) -> str:
+    """A new empty database for a cluster run on the PostgreSQL server of ``dsn``."""
+    name = f"bodoge_bench_{os.urandom(5).hex()}"
+    _admin(dsn, f'CREATE DATABASE "{name}"')
+    return name
+
+
+def _drop_database(dsn: str, name: str) -> None:
+    try:
+        _admin(dsn, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    except Exception as exc:  # the figures are printed anyway
+        print(f"  (dropping the bench's database {name} failed: {exc})", file=sys.stderr)
 
 
 def _gc_lines(before: dict[str, JSON] | None, after: dict[str, JSON] | None) -> list[str]:
@@ -663,8 +757,10 @@ def report(outcome: Outcome, indent: str = "  ") -> None:
     per_move = outcome.cpu_per_1000_moves
     if outcome.pid:
         cpu = f"{per_move:.2f} s per 1,000 moves" if per_move is not None else "no moves"
+        together = f" ({len(outcome.pids)} processes together)" if len(outcome.pids) > 1 else ""
         lines.append(
-            f"server CPU: {cpu}, {outcome.cpu / max(1e-9, outcome.wall) * 100:.0f}% of one core"
+            f"server CPU{together}: {cpu}, "
+            f"{outcome.cpu / max(1e-9, outcome.wall) * 100:.0f}% of one core"
         )
         lines.append(
             f"server memory: peak (VmHWM) {outcome.peak_kib / 1024:.0f} MiB, "
@@ -686,6 +782,10 @@ def _header(args: argparse.Namespace, tree: Path | None) -> str:
         else f"Poisson starts (a pause of ~{args.arrival:g} s, exponential, before each game)"
     )
     where = f"server from {tree}" if tree is not None else ""
+    if getattr(args, "cluster", 0):
+        where = f"{args.cluster} cluster processes, clients spread seat by seat" + (
+            f", {where}" if where else ""
+        )
     return (
         f"bench server: {args.tables} tables × {args.players} seats "
         f"= {args.tables * args.players} clients in {procs} process(es), "
