@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 import orjson
@@ -78,6 +78,8 @@ class ClusterService:
         self._publisher: asyncio.Task[None] | None = None
         #: Publications dropped because Redis was away (their readers catch up).
         self.dropped = 0
+        #: Hears of a player renamed on another process (player id, new name).
+        self.on_renamed: Callable[[str, str], None] | None = None
 
     async def start(self) -> None:
         """Prepare the store, connect to Redis, take the lease (raises if either is missing)."""
@@ -134,8 +136,19 @@ class ClusterService:
 
     async def _on_cluster(self, data: bytes) -> None:
         message = orjson.loads(data)
-        if message.get("kind") == "left" and message.get("process") != self.process:
+        if message.get("process") == self.process:
+            return
+        if message.get("kind") == "left":
             self.ownership.wake()  # its tables are orphans now: look at once
+        elif message.get("kind") == "renamed" and self.on_renamed is not None:
+            self.on_renamed(str(message.get("player")), str(message.get("name")))
+
+    def renamed(self, player_id: str, name: str) -> None:
+        """A player renamed themselves here: every other process shows the new name."""
+        self.publish_soon(
+            self.namespace.cluster,
+            {"kind": "renamed", "process": self.process, "player": player_id, "name": name},
+        )
 
     # --- tables --------------------------------------------------------------------------
 

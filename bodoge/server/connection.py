@@ -337,9 +337,7 @@ class Connection:
 
     async def _rename(self, req: Request, player: Player) -> None:
         await self.server.players.rename(player, req.data.get("name"))
-        for table in list(self.server.tables.live.values()):
-            if any(player.id in (s.player, s.left) for s in table.seats):
-                table.post(table.refresh_seats)
+        self.server.renamed(player)
         self.reply_to(req)({"type": "welcome", "player": player.to_json()})
 
     async def _lobby_subscribe(self, req: Request, player: Player) -> None:

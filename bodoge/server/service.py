@@ -24,7 +24,7 @@ from bodoge.server.bots import BotRunner
 from bodoge.server.config import ServerConfig
 from bodoge.server.connection import Connection, Transport
 from bodoge.server.housekeeping import clean_up
-from bodoge.server.identity import Players
+from bodoge.server.identity import Player, Players
 from bodoge.server.lobby import Lobby
 from bodoge.server.metrics import Metrics, Probe, Readings, database_probe
 from bodoge.server.quotas import Buckets
@@ -134,6 +134,7 @@ class Server:
             on_orphans=self._orphans,
         )
         await self.cluster.start()
+        self.cluster.on_renamed = self._renamed_elsewhere
         self.store.fence = self.cluster.fence
 
     async def _cluster_lobby(self, replicas: Replicas) -> None:
@@ -180,6 +181,23 @@ class Server:
             elif isinstance(answer, list):
                 summaries += [s for s in answer if isinstance(s, dict)]
         self.lobby.replace_remote(summaries, set(self.tables.live))
+
+    def renamed(self, player: Player) -> None:
+        """A player's new name shows at the tables they sit at, on every process."""
+        self.renamed_here(player)
+        if self.cluster is not None:
+            self.cluster.renamed(player.id, player.name)
+
+    def _renamed_elsewhere(self, player_id: str, name: str) -> None:
+        player = self.players.get(player_id)
+        if player is not None and player.name != name:
+            player.name = name
+            self.renamed_here(player)
+
+    def renamed_here(self, player: Player) -> None:
+        for table in list(self.tables.live.values()):
+            if any(player.id in (s.player, s.left) for s in table.seats):
+                table.post(table.refresh_seats)
 
     async def _lost(self, table_ids: set[str]) -> None:
         self.tables.let_go(table_ids)

@@ -173,6 +173,15 @@ async def test_a_table_is_played_through_a_process_that_does_not_run_it(
         assert summary.status_code == 200 and summary.json()["n"] == 4
         assert (await http.get(f"/api/tables/{table}/history")).status_code == 409
 
+    # A name changed on b shows at a's table, and at every tab of it.
+    await guest.ok("rename", name="ゲスト")
+
+    def renamed(m: dict[str, Any]) -> bool:
+        return m.get("type") == "table.seats" and m["seats"][1]["player"]["name"] == "ゲスト"
+
+    await host.wait(renamed)
+    await other.wait(renamed)
+
     # Closing the last tab on b: the owner hears that its player is gone.
     await other.ok("table.close", table=table)
 
