@@ -12,5 +12,7 @@ The pieces the cluster is built from, each usable and tested on its own:
 * :mod:`bodoge.cluster.service` — one server process's end of the cluster (bus, lease,
   claims and the store writer's fence), started by ``bodoge serve --redis``.
 
-See docs/architecture.md ("Cluster") for what is wired into the table server so far.
+The table server's side — replicas of tables other processes run, commands forwarded to
+the owner, presence — is :mod:`bodoge.server.replica`. See docs/architecture.md ("Cluster")
+and docs/deploy.md.
 """

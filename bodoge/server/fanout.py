@@ -5,8 +5,8 @@ that renders the message for one seat (``None``: spectators); each distinct
 seat is rendered and encoded once, however many tabs watch it.  Sending never
 waits: a subscriber queues the text or drops itself when too far behind.
 
-This is the boundary where a fan-out across processes (Redis pub/sub) would
-plug in: tables publish, audiences in every process render and deliver.
+In a cluster the same boundary spans processes: the owner publishes what happened and
+each process's replica (:mod:`bodoge.server.replica`) renders for its own audience.
 """
 
 from __future__ import annotations

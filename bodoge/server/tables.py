@@ -8,8 +8,9 @@ someone opens it.
 In a cluster (``cluster`` set) a process runs only the tables it owns: it claims each
 table it makes or loads, releases it when it leaves memory, lets go of those another
 process claimed (:meth:`Tables.let_go`) and loads those it took over from a dead
-process (:meth:`Tables.take_over`).  A table another live process runs is
-``table_unavailable`` here.
+process (:meth:`Tables.take_over`).  A table another live process runs raises
+:class:`~bodoge.server.replica.OwnedElsewhere` here: the connection then watches it through a
+replica and sends its commands to the owner (:mod:`bodoge.server.replica`).
 """
 
 from __future__ import annotations
