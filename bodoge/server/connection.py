@@ -364,7 +364,7 @@ class Connection:
         command, args = table_command(req, player.id, player.name, self.limits.chat_chars, reply)
         tables = self.server.tables
         table_id = req.table()
-        if tables.replicas is None or table_id in tables.live:
+        if tables.replicas is None:
             await tables.call(table_id, command, *args)
             return
 

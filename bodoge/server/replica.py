@@ -653,6 +653,7 @@ class Replicas:
                     moved_to = error.get("owner")
                     owner = moved_to if isinstance(moved_to, str) and moved_to != owner else None
                     if loop.time() < deadline:
+                        await asyncio.sleep(0.05)
                         continue
                     raise ProtocolError(
                         "table_unavailable", "the table is changing hands"
@@ -692,6 +693,8 @@ class Replicas:
                 players = call.get("players") or []
                 assert isinstance(players, list)
                 watchers = call.get("watchers")
+                if not watchers and table_id not in self.tables.live:
+                    return {}  # nobody watches there, and the table is not loaded here
                 facts = await self.tables.call(
                     table_id,
                     LiveTable.remote_watch,

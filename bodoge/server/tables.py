@@ -242,7 +242,12 @@ class Tables:
             try:
                 before = now_ms() - round(config.abandon_seconds * 1000)
                 for table_id in await self.store.unwatched_tables(before):
-                    await self.call(table_id, LiveTable.abandon)
+                    try:
+                        await self.call(table_id, LiveTable.abandon)
+                    except ProtocolError as exc:
+                        if exc.code != "table_unavailable":
+                            raise
+                        # Cluster: another process runs it, and its own sweep ends it.
             except Exception:
                 log.exception("looking for abandoned games failed")
             await asyncio.sleep(config.sweep_seconds)
