@@ -336,4 +336,5 @@ async def _play_through_faults(
             for seat, player in enumerate([*players, watcher]):
                 received = [m for c in player.sessions for m in c.received]
                 found = illustori.leaks(received, seat if seat < 3 else None, table)
+                found += illustori.log_leaks(player.state(table)["view"]["log"])
                 assert found == [], (player.name, found)
