@@ -785,6 +785,10 @@ async def _apply_owner_facts(replica: Replica, facts: JSON) -> None:
     if not isinstance(facts, dict) or replica.closed:
         return
     seq, epoch = facts.get("seq"), facts.get("epoch")
+    if replica.last_seq is None and isinstance(seq, int) and isinstance(epoch, int):
+        # Nothing heard on the channel yet: the numbers go on from the owner's, so that a
+        # publication lost before the first one that arrives is a gap too.
+        replica.last_seq, replica.epoch = seq, epoch
     older = (
         replica.epoch is not None
         and epoch == replica.epoch
