@@ -246,6 +246,38 @@ async def test_a_replica_that_missed_a_publication_catches_up(make_node: Make) -
     assert replica.seats[1].player == third.player["id"]
 
 
+async def test_the_owner_forgets_who_watched_through_a_dead_process(make_node: Make) -> None:
+    a, b = await make_node(), await make_node()
+    (host,) = await _players(a, 1)
+    (guest,) = await _players(b, 1)
+    table = (await host.ok("table.create", game="relay", options={"players": 2}))["table"]
+    await guest.ok("table.join", table=table)
+    for tab in (host, guest):
+        await tab.ok("table.open", table=table)
+    live = a.tables.live[table]
+
+    async def connected() -> bool:
+        return bool(live.seats_json()[1]["connected"])
+
+    await _until(connected)
+    # b dies without a word: its lease runs out, and with it what it said of its watchers.
+    await b.cluster.ownership.stop()
+    async with a.store.engine.begin() as conn:  # type: ignore[attr-defined]
+        await conn.execute(
+            sa.text("UPDATE cluster_processes SET expires_at = 0 WHERE id = :me"),
+            {"me": b.process},
+        )
+
+    async def gone() -> bool:
+        return not await connected()
+
+    await _until(gone)
+    seats = await host.wait(
+        lambda m: m.get("type") == "table.seats" and not m["seats"][1]["connected"]
+    )
+    assert seats["seats"][0]["connected"]
+
+
 async def test_replicas_follow_a_new_owner(make_node: Make) -> None:
     """The owner stops: another process runs the table; the others' tabs miss nothing."""
     a, b, c = await make_node(), await make_node(), await make_node()
