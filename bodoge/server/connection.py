@@ -377,10 +377,18 @@ class Connection:
         table_id = req.table()
         since, chat_since = req.opt_int("since"), req.opt_int("chat_since")
         reply = self.reply_to(req)
+        tables = self.server.tables
+        replicas = tables.replicas
+        if replicas is not None and table_id not in tables.live and replicas.get(table_id):
+            # Cluster: a replica here already follows the table.
+            await replicas.watch(
+                table_id, None, LiveTable.open, self, player.id, since, chat_since, reply
+            )
+            self.opened.add(table_id)
+            return
         try:
             await self._call(req, LiveTable.open, self, player.id, since, chat_since, reply)
         except OwnedElsewhere as elsewhere:  # cluster: watched through a replica here
-            replicas = self.server.tables.replicas
             assert replicas is not None
             await replicas.watch(
                 table_id, elsewhere.owner, LiveTable.open, self, player.id, since, chat_since, reply

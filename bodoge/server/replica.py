@@ -642,7 +642,10 @@ class Replicas:
                     return None
                 except OwnedElsewhere as elsewhere:
                     owner = elsewhere.owner
-                    if owner is None:
+                    if owner is None:  # its owner just let it go, or its lease ran out
+                        if loop.time() > deadline:
+                            raise
+                        await asyncio.sleep(0.1)
                         continue
             try:
                 return await self.bus.request(owner, call)
