@@ -3,8 +3,8 @@
 * The host picks the bots' pace when creating a table, and the waiting room shows it.
 * A move the stand-in bot played after a timeout is marked in the log for every seat —
   「時間切れ・代打ち」 for the late player, a neutral 「時間切れ」 for the others — and the
-  late player gets a toast. Both games, and in their replays; Tagiron's also after a
-  reload (Illustori's log has no move numbers to tie a mark to after a reload).
+  late player gets a toast. Both games, live, after a reload (the snapshot's
+  ``timed_out`` and, in Illustori, the view's ``log_moves``) and in their replays.
 * A player who left a running game keeps their name, marked as played by a bot, at the
   table and in the lobby. Both games.
 """
@@ -137,6 +137,18 @@ def test_illustori_stand_in_moves_are_marked_and_a_leaver_keeps_their_name(open_
     page.wait_for_selector(mine, timeout=40_000)
     page.wait_for_selector(".toast:has-text('時間切れ：代打ちボットがあなたの代わりに打ちました')")
     other.wait_for_selector(f"{LATE}:text-is('時間切れ')")  # はなこ's move, or its own
+    # A reload (a snapshot, not the live event) keeps the mark, on the same line: the same
+    # word (a verdict may complete the line meanwhile), or an exchange.
+    marked = page.locator("[data-testid=log-entry]").filter(
+        has=page.locator(f"{LATE}:text-is('時間切れ・代打ち')")
+    )
+    word = re.compile(r"「(.+?)」")
+    before = word.search(marked.first.locator(".lg-text").inner_text())
+    page.reload()
+    page.wait_for_selector(BOARD)
+    page.wait_for_selector(mine)
+    after = word.search(marked.first.locator(".lg-text").inner_text())
+    assert (before and before[1]) == (after and after[1])
 
     page.click("[data-testid=leave]")
     page.click("[data-testid=confirm-ok]")

@@ -169,9 +169,17 @@ def apply(
         after, events = _vote(state, seat, move)
     else:
         raise BadMove(f"not an Illustori move: {move!r}")
+    n = state.moves + 1
     logged = tuple(e for e in events if isinstance(e, LOGGED))
     if logged:
-        after = dataclasses.replace(after, log=(*after.log, *logged))
+        after = dataclasses.replace(
+            after,
+            moves=n,
+            log=(*after.log, *logged),
+            log_moves=(*after.log_moves, *(n,) * len(logged)),
+        )
+    else:
+        after = dataclasses.replace(after, moves=n)
     return after, events
 
 

@@ -71,7 +71,9 @@ class IllustoriState:
     reaches :data:`~bodoge.games.illustori.rules.STALL_ROUNDS` rounds the
     game ends as ``stalled``.  ``log`` holds the events of the table's log
     (words, verdicts, penalties, exchanges, reshuffles, the final round, the
-    end), whole: what each seat may see of them is the view's business.
+    end), whole: what each seat may see of them is the view's business;
+    ``log_moves`` the number of the move that made each entry, so that a page
+    can say which lines a move made (a stand-in's, say) after a reload too.
     """
 
     options: IllustoriOptions
@@ -95,6 +97,10 @@ class IllustoriState:
     idle_turns: int = 0
     stalled: bool = False
     log: tuple[Event, ...] = ()
+    #: The number of the move that made each ``log`` entry (moves count from 1).
+    log_moves: tuple[int, ...] = ()
+    #: Moves made so far.
+    moves: int = 0
 
     @property
     def seats(self) -> int:

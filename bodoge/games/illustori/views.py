@@ -42,7 +42,8 @@ def view(state: IllustoriState, seat: int | None) -> dict[str, JSON]:
     (during a vote), ``last_vote``, ``deck_count``, ``discard_count``,
     ``final_round``, ``idle_turns`` and ``stall_turns`` (turns without a word
     joining the chain, and how many end the game), ``deck`` (what the card
-    numbers show), ``vote_seconds``, ``options``, ``result`` and ``log``.
+    numbers show), ``vote_seconds``, ``options``, ``result``, ``log`` and
+    ``log_moves`` (the number of the move that made each log entry).
     With secret voting ``to_act`` lists at most the viewer during a vote,
     since the full list would tell who has voted.
 
@@ -92,6 +93,7 @@ def view(state: IllustoriState, seat: int | None) -> dict[str, JSON]:
         "options": options_to_json(state.options),
         "result": outcome.to_json() if outcome else None,
         "log": _log(state.log),
+        "log_moves": _log_moves(state.log_moves),
     }
 
 
@@ -115,6 +117,12 @@ def _log(log: tuple[Event, ...]) -> list[JSON]:
             del _LOGS[next(iter(_LOGS))]
         _LOGS[id(log)] = (log, entries)
     return entries
+
+
+@lru_cache(maxsize=256)
+def _log_moves(moves: tuple[int, ...]) -> list[JSON]:
+    """The view's ``log_moves`` (shared between the views of a state, like the log)."""
+    return list(moves)
 
 
 @lru_cache(maxsize=8192)

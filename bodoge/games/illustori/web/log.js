@@ -11,16 +11,20 @@ import { fill, h, icon, userText } from "/static/js/dom.js";
 import { t, tn } from "/static/js/i18n.js";
 import { card } from "./cards.js";
 
-/** The view's log as lines: a verdict or a penalty completes the line of its word. */
-export function logLines(log) {
+/**
+ * The view's log as lines: a verdict or a penalty completes the line of its word.  A line a
+ * move made (a word, an exchange) keeps that move's number `n`, from the view's `log_moves`.
+ */
+export function logLines(log, moves = []) {
   const lines = [];
-  for (const e of log ?? []) {
+  (log ?? []).forEach((e, i) => {
+    const n = moves[i];
     switch (e.type) {
       case "first_word":
-        lines.push({ kind: "first", seat: e.seat, card: e.card, word: e.word });
+        lines.push({ kind: "first", seat: e.seat, card: e.card, word: e.word, n });
         break;
       case "card_played":
-        lines.push({ kind: "played", seat: e.seat, card: e.card, word: e.word, head: e.head, tail: e.tail });
+        lines.push({ kind: "played", seat: e.seat, card: e.card, word: e.word, head: e.head, tail: e.tail, n });
         break;
       case "penalty":
       case "vote_resolved": {
@@ -30,7 +34,7 @@ export function logLines(log) {
         break;
       }
       case "cards_exchanged":
-        lines.push({ kind: "exchange", seat: e.seat, count: e.count });
+        lines.push({ kind: "exchange", seat: e.seat, count: e.count, n });
         break;
       case "final_round":
         lines.push({ kind: "final", seat: e.seat, ends_after: e.ends_after });
@@ -44,7 +48,7 @@ export function logLines(log) {
       default:
         break;
     }
-  }
+  });
   return lines;
 }
 
@@ -53,9 +57,6 @@ export function createLog(ctx) {
   const el = h("div", { class: "il-log-wrap" }, list);
   let view = null;
   let drawn = []; // [{key, li}] for each line on the page
-  // The lines of moves the stand-in bot played, seen as they happened (an event frame with
-  // timed_out): a word by its card (a played card never comes back), an exchange by its line.
-  const standIns = new Map(); // key -> move number
   let atEnd = true;
   el.addEventListener(
     "scroll",
@@ -67,31 +68,6 @@ export function createLog(ctx) {
 
   const name = (s) => ctx.seatNameNode(s);
   const names = (seats) => h("span", null, seats.flatMap((s, i) => (i ? [t("common.list_sep"), name(s)] : [name(s)])));
-
-  function standInKey(e, i) {
-    if (e.kind === "first" || e.kind === "played") return `p:${e.seat}:${e.card}`;
-    return e.kind === "exchange" ? `x:${i}` : null;
-  }
-
-  /** In a replay: the lines of the moves the history says the stand-in played. */
-  function noteReplayStandIns(moves) {
-    const lines = logLines(view?.log); // this step's log: a prefix of the game's
-    const first = lines.find((x) => x.kind === "first");
-    const exchanges = new Map(); // seat -> how many exchanges so far
-    for (const m of moves) {
-      const type = m.move?.type;
-      if (type === "exchange") exchanges.set(m.seat, (exchanges.get(m.seat) ?? 0) + 1);
-      if (m.actor !== "timeout") continue;
-      if (type === "first_word" && first) standIns.set(`p:${first.seat}:${first.card}`, m.n);
-      if (type === "play") standIns.set(`p:${m.seat}:${m.move.card}`, m.n);
-      if (type === "exchange") {
-        // The seat's k-th exchange is its k-th exchange line.
-        let k = exchanges.get(m.seat);
-        const i = lines.findIndex((x) => x.kind === "exchange" && x.seat === m.seat && --k === 0);
-        if (i >= 0) standIns.set(`x:${i}`, m.n);
-      }
-    }
-  }
 
   function line(e, i) {
     const deck = view?.deck;
@@ -145,37 +121,34 @@ export function createLog(ctx) {
     const kind = e.kind === "played" ? (e.penalty ? "penalty" : e.verdict ? (e.verdict.passed ? "passed" : "failed") : "voting") : e.kind;
     // Each part is one flex item: a sentence with names and words in it stays one.
     const parts = (Array.isArray(body) && e.kind === "played" ? body : [body]).map((part) => (Array.isArray(part) || typeof part === "string" ? h("span", null, part) : part));
-    const n = standIns.get(standInKey(e, i));
-    const standIn = n ? ctx.standIn?.(n, e.seat) ?? null : null;
+    const standIn = standInOf(e);
     return h("li", { class: ["lg", `lg--${e.kind}`, cls], dataset: { testid: "log-entry", kind } }, thumb, h("p", { class: "lg-text" }, parts, standIn));
   }
 
-  /** A move the stand-in bot played: remember the line it made. */
-  function noteStandIn(msg) {
-    const lines = logLines(view?.log);
-    for (const e of msg.events ?? []) {
-      if (e.type === "first_word" || e.type === "card_played") standIns.set(`p:${e.seat}:${e.card}`, msg.n);
-      if (e.type === "cards_exchanged") {
-        const i = lines.findLastIndex((x) => x.kind === "exchange" && x.seat === e.seat);
-        if (i >= 0) standIns.set(`x:${i}`, msg.n);
-      }
-    }
+  /** The mark of a line the stand-in bot made (a word or an exchange), or null. */
+  function standInOf(e) {
+    return e.n ? ctx.standIn?.(e.n, e.seat) ?? null : null;
+  }
+
+  /** What a line shows: it is drawn again when this changes. */
+  function keyOf(e) {
+    return JSON.stringify(e) + (standInOf(e) ? "*" : "");
   }
 
   /** Draw the view's log; with `fresh`, lines that are new or changed are marked as new. */
   function draw(fresh) {
-    const lines = logLines(view?.log);
+    const lines = logLines(view?.log, view?.log_moves);
     if (!lines.length) {
       drawn = [];
       fill(list, h("li", { class: "muted lg-empty" }, t("il.log.empty")));
       return;
     }
     if (!fresh || !drawn.length) {
-      drawn = lines.map((x, i) => ({ key: JSON.stringify(x) + (standIns.has(standInKey(x, i)) ? "*" : ""), li: line(x, i) }));
+      drawn = lines.map((x, i) => ({ key: keyOf(x), li: line(x, i) }));
       fill(list, drawn.map((d) => d.li));
     } else {
       lines.forEach((x, i) => {
-        const key = JSON.stringify(x) + (standIns.has(standInKey(x, i)) ? "*" : "");
+        const key = keyOf(x);
         if (drawn[i]?.key === key) return;
         const li = line(x, i);
         li.classList.add("lg--new");
@@ -193,8 +166,6 @@ export function createLog(ctx) {
     /** After every change: a move's event adds or completes lines; anything else draws them all. */
     update(v, change) {
       view = v;
-      if (change.kind === "event" && change.msg?.timed_out) noteStandIn(change.msg);
-      if (change.kind === "replay" && ctx.moves) noteReplayStandIns(ctx.moves());
       draw(change.kind === "event");
     },
     redraw(v) {

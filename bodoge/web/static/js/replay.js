@@ -174,7 +174,6 @@ export function mountReplay(root, app, tableId) {
         const s = seatOf(n);
         return s ? seatChip({ ...s, connected: true }, opts) : h("span");
       },
-      moves: () => history.moves,
       standIn: (n, seat) => (history.moves[n - 1]?.actor === "timeout" ? standInBadge(seat, history.seat ?? null) : null),
       storage: { get: (_k, fallback = null) => fallback, set: () => {} },
       toast: () => {},
