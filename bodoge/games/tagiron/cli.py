@@ -5,7 +5,9 @@
 * ``selfplay``: bots against bots, with win rates and confidence intervals,
   or ``--solo LEVEL[,LEVEL…]``: questions a lone asker needs until certain
   (several levels on the same deals, each compared with the first);
-* ``play``: one person against a bot in the terminal (2 players).
+* ``play``: one person against a bot in the terminal (2 players);
+* ``review GAME.json [--json]``: a finished game's review, every seat judged
+  from what it knew (a history as ``GET /api/tables/{id}/history`` returns it).
 
 Handlers return the exit status: 0, or 2 for a bad position or bad arguments.
 """
@@ -27,6 +29,8 @@ from bodoge.games.tagiron.terminal import (
     new_console,
     progress,
     render_deduction,
+    render_review,
+    render_scores,
     render_solo,
     render_solo_paired,
     render_tally,
@@ -68,7 +72,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="instead: questions one 2-player asker needs until certain (random, easy, "
         "normal, expert); several levels play the same deals, compared with the first",
     )
+    selfplay.add_argument(
+        "--review",
+        action="store_true",
+        help="review every game and print each level's mean review score",
+    )
     selfplay.set_defaults(func=cmd_selfplay)
+
+    review = tag.add_parser("review", help="review a finished game, every seat")
+    review.add_argument(
+        "history", help="a game's history JSON, as the server's history endpoint returns it"
+    )
+    review.add_argument("--json", action="store_true", help="print one JSON object")
+    review.add_argument("--lang", choices=("ja", "en"), default="en", help="card texts")
+    review.set_defaults(func=cmd_review)
 
     play = tag.add_parser("play", help="play a 2-player game against a bot")
     play.add_argument("--bot", choices=LEVELS, default="easy", help="the bot's level")
@@ -170,6 +187,17 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         levels = expand_levels(args.bots, args.players)
     except ValueError as exc:
         return _error(str(exc))
+    if args.review:
+        scores = sp.ScoreTally(levels)
+        with progress(" vs ".join(levels) + " (reviewed)") as bar:
+            task = bar.add_task("", total=args.games)
+            for reviewed in sp.run_reviews(
+                args.players, levels, args.games, args.seed, jobs=args.jobs
+            ):
+                scores.add(reviewed)
+                bar.advance(task)
+        render_scores(console, scores, args.players)
+        return 0
     tally = sp.Tally(args.players, levels)
     with progress(" vs ".join(levels)) as bar:
         task = bar.add_task("", total=args.games)
@@ -177,6 +205,29 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
             tally.add(record)
             bar.advance(task)
     render_tally(console, tally)
+    return 0
+
+
+# --- review ---------------------------------------------------------------------------
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    from bodoge.games.tagiron.review import HistoryError, review_history
+
+    try:
+        path = args.history
+        text = sys.stdin.read() if path == "-" else Path(path).read_text("utf-8")
+        review = review_history(json.loads(text))
+    except OSError as exc:
+        return _error(f"cannot read {args.history}: {exc.strerror}")
+    except json.JSONDecodeError as exc:
+        return _error(f"{args.history} is not JSON: {exc}")
+    except HistoryError as exc:
+        return _error(str(exc))
+    if args.json:
+        print(json.dumps(review.to_json(), ensure_ascii=False))
+    else:
+        render_review(new_console(), review, lang=args.lang)
     return 0
 
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from bodoge.core.errors import GameError
-from bodoge.core.game import EndReason
+from bodoge.core.game import EndReason, Move
 from bodoge.core.rng import derive_seed, rng
 from bodoge.games.tagiron.ai.bots import make_bot
 from bodoge.games.tagiron.ai.duel import DuelExpert
@@ -56,6 +56,8 @@ class GameRecord:
     #: Per seat, the seconds each time its bot was consulted (on its turn or not);
     #: timings, so not part of what makes two records of one game equal.
     decisions: tuple[tuple[float, ...], ...] = field(default=(), compare=False)
+    #: Every move, with its seat: the game's history (with the seed), for a review.
+    moves: tuple[tuple[int, Move], ...] = field(default=(), compare=False)
 
 
 def play_game(
@@ -75,10 +77,11 @@ def play_game(
     rngs = [rng(seed, "bot", s) for s in range(players)]
     order_rng = rng(seed, "consult")
     decisions: list[list[float]] = [[] for _ in range(players)]
+    moves: list[tuple[int, Move]] = []
     for _ in range(MAX_MOVES):
         if state.result is not None:
             break
-        state = _step(state, bots, rngs, order_rng, check_certainty, decisions)
+        state = _step(state, bots, rngs, order_rng, check_certainty, decisions, moves)
     else:
         raise BotError(f"game {seed} ran past {MAX_MOVES} moves")
     assert state.result is not None
@@ -90,11 +93,18 @@ def play_game(
         questions=sum(isinstance(e, Asked) for e in state.log),
         declarations=tuple((e.seat, e.right) for e in state.log if isinstance(e, Declared)),
         decisions=tuple(map(tuple, decisions)),
+        moves=tuple(moves),
     )
 
 
 def _step(
-    state: TagironState, bots, rngs, order_rng, check_certainty: bool, decisions: list[list[float]]
+    state: TagironState,
+    bots,
+    rngs,
+    order_rng,
+    check_certainty: bool,
+    decisions: list[list[float]],
+    moves: list[tuple[int, Move]],
 ) -> TagironState:
     turn = state.turn
     others = sorted(s for s in GAME.may_act(state) if s != turn)
@@ -117,6 +127,7 @@ def _step(
             state, _ = GAME.apply(state, seat, move)
         except GameError as exc:
             raise BotError(f"{bots[seat].level} bot in seat {seat} played {move}: {exc}") from exc
+        moves.append((seat, move))
         if certain and not state.log[-1].right:
             raise BotError(f"seat {seat} declared {move.tiles} wrongly while certain")
         return state
@@ -372,3 +383,65 @@ def _half_width(values: Sequence[float], z: float = 1.96) -> float:
     mean = sum(values) / n
     var = sum((v - mean) ** 2 for v in values) / (n - 1)
     return z * math.sqrt(var / n)
+
+
+# --- reviews ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReviewedGame:
+    """A selfplay game and each seat's review score (see :mod:`.review`)."""
+
+    record: GameRecord
+    scores: tuple[int, ...]
+    #: Seconds the review of the whole game took.
+    seconds: float
+
+
+def review_record(record: GameRecord) -> ReviewedGame:
+    from bodoge.games.tagiron.review import review_game
+
+    started = time.perf_counter()
+    review = review_game(len(record.levels), record.seed, record.moves)
+    seconds = time.perf_counter() - started
+    return ReviewedGame(record, tuple(s.score for s in review.seats), seconds)
+
+
+def _review_many(args: tuple[int, tuple[str, ...], int, list[int]]) -> list[ReviewedGame]:
+    return [review_record(record) for record in _play_many(args)]
+
+
+def run_reviews(
+    players: int, levels: Sequence[str], games: int, seed: int, *, jobs: int = 1
+) -> Iterable[ReviewedGame]:
+    """Play ``games`` games as :func:`run_games` does and review each (in the workers)."""
+    levels = tuple(levels)
+    batches = [
+        (players, levels, seed, list(range(i, min(games, i + 4)))) for i in range(0, games, 4)
+    ]
+    if jobs <= 1:
+        for batch in batches:
+            yield from _review_many(batch)
+        return
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        for done in pool.imap_unordered(_review_many, batches):
+            yield from done
+
+
+@dataclass
+class ScoreTally:
+    """Review scores by level: the mean and its 95% interval."""
+
+    levels: tuple[str, ...]
+    scores: dict[str, list[int]] = field(default_factory=dict)
+    seconds: list[float] = field(default_factory=list)
+
+    def add(self, reviewed: ReviewedGame) -> None:
+        self.seconds.append(reviewed.seconds)
+        for level, score in zip(reviewed.record.levels, reviewed.scores, strict=True):
+            self.scores.setdefault(level, []).append(score)
+
+    def mean(self, level: str) -> tuple[float, float]:
+        """The mean score of ``level`` and the half-width of its 95% interval."""
+        values = self.scores[level]
+        return sum(values) / len(values), _half_width(values)

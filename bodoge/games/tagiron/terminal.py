@@ -19,7 +19,8 @@ from bodoge.games.tagiron.cards import CARDS
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from bodoge.games.tagiron.selfplay import SoloSummary, Tally
+    from bodoge.games.tagiron.review import GameReview
+    from bodoge.games.tagiron.selfplay import ScoreTally, SoloSummary, Tally
 
 
 def new_console() -> Console:
@@ -222,3 +223,73 @@ def render_tally(console: Console, tally: Tally) -> None:
         median, p90, most = decision_times(seconds)
         times.add_row(level, f"{len(seconds):,}", _ms(median), _ms(p90), _ms(most))
     console.print(times)
+
+
+#: How a mark reads in a terminal.
+MARK_STYLE = {"best": "green", "good": "green", "inaccuracy": "yellow", "mistake": "bold red"}
+
+
+def render_review(console: Console, review: GameReview, *, lang: str = "en") -> None:
+    """Each seat's review: its score in one line, its questions, declarations and missed chances."""
+    target = "the opponent's hand" if review.players == 2 else "the centre"
+    console.print(
+        f"Review of a {review.players}-player game · each seat judged from what it knew "
+        f"then · candidates for {target}"
+    )
+    for s in review.seats:
+        console.print(f"\n[bold]Seat {s.seat}[/] · {s.summary}")
+        graph = " → ".join(f"{c:,}" for c in s.candidates if c is not None)
+        console.print(f"candidates: {graph}")
+        table = Table(title_justify="left", show_edge=False)
+        for column in ("move", "what", "bits", "best question then", "best bits", "left", "mark"):
+            table.add_column(column, justify="right" if column in ("move", "bits") else "left")
+        rows: list[tuple[int, tuple[str, ...]]] = []
+        for q in s.questions:
+            best = "" if q.best == (q.card, q.choice) else card_label(*q.best, lang)
+            mark = f"[{MARK_STYLE[q.mark]}]{q.mark}[/]"
+            rows.append(
+                (
+                    q.n,
+                    (
+                        card_label(q.card, q.choice, lang),
+                        f"{q.bits:.2f}",
+                        best,
+                        f"{q.best_bits:.2f}",
+                        f"{q.before:,} → {q.after:,}",
+                        mark,
+                    ),
+                )
+            )
+        for d in s.declarations:
+            verdict = "right" if d.right else "wrong"
+            mark = f"[{MARK_STYLE['mistake']}]hasty[/]" if d.mark else ""
+            what = f"declared {' '.join(d.tiles)} ({verdict}) at {d.probability:.0%}"
+            rows.append((d.n, (what, "", "", "", "", mark)))
+        for m in s.missed:
+            why = "certain" if m.certain else f"{m.probability:.0%}, the expert would declare"
+            what = f"did not declare ({why})"
+            rows.append((m.n, (what, "", "", "", "", f"[{MARK_STYLE['mistake']}]missed[/]")))
+        for n, row in sorted(rows, key=lambda r: r[0]):
+            table.add_row(str(n), *row)
+        if rows:
+            console.print(table)
+
+
+def render_scores(console: Console, tally: ScoreTally, players: int) -> None:
+    """Review scores by level over selfplay games, and how long a review took."""
+    from bodoge.games.tagiron.selfplay import decision_times
+
+    games = len(tally.seconds)
+    console.print(f"{games} games, {players} players, seats rotated · review scores (0–100)")
+    table = Table(title="Review score by level", title_justify="left")
+    for column in ("level", "seats", "mean score", "95% CI"):
+        table.add_column(column, justify="left" if column == "level" else "right")
+    for level in dict.fromkeys(tally.levels):
+        mean, half = tally.mean(level)
+        seats = len(tally.scores[level])
+        table.add_row(level, str(seats), f"{mean:.1f}", f"{mean - half:.1f}–{mean + half:.1f}")
+    console.print(table)
+    median, p90, most = decision_times(tally.seconds)
+    console.print(
+        f"A game's review took a median {_ms(median)} (90% within {_ms(p90)}, longest {_ms(most)})"
+    )

@@ -1,0 +1,484 @@
+"""The review of a finished Tagiron game: every question and declaration weighed, per seat.
+
+Like a chess engine's analysis, but exact: after the game, each seat's play is
+judged *from what that seat knew at each moment* — its own tiles, the face-up
+cards and every answer and declaration it had heard — never from the hidden
+tiles.  :func:`review_seat` reads nothing but one seat's own views (what the
+server sent it, :func:`known` strips what the end revealed), so the review is
+honest by construction; :func:`review_history` replays a game's history (as
+``GET /api/tables/{id}/history`` returns it) to make each seat's views.
+
+What is judged (the thresholds are the constants below, explained in
+``docs/solver.md``, "Game review"):
+
+* **a question**: the bits it was expected to give about the target
+  (:meth:`~bodoge.games.tagiron.ai.solver.Deduction.question_bits`) against the
+  best face-up question then, and the candidates it left.  Its *share* is
+  ``bits / best``: *good* from :data:`GOOD_SHARE` (or within
+  :data:`TIE_BITS` of the best), an *inaccuracy* from :data:`MISTAKE_SHARE`,
+  below that a *mistake* — so a question that tells nothing while another
+  would have told something is always a mistake;
+* **a declaration**: the chance, at that moment, of the tiles named.  A
+  wrong one is a *mistake* when it was taken at a low chance and cost
+  something: below :data:`LOW_CHANCE` with 2 players (a wrong guess there only
+  costs the turn); with 3–4 players below what the expert needed then
+  (:meth:`~bodoge.games.tagiron.ai.group.GroupExpert.should_declare`, which
+  weighs the race: which rivals are certain, who asks next).  A guess that
+  costs nothing (the 2-player final declaration, the last turns once no
+  question can be asked) is never a mistake;
+* **a missed chance**: a moment the seat could declare and was certain (with
+  3–4 players: or past the expert's threshold) but the next move was not its
+  declaration — with 2 players only its own turns count, since it may declare
+  only then.
+
+The **score** of a seat (0–100) is the share of the best information its
+questions gathered (all its questions' bits over all their best bits, in
+percent), less :data:`MISSED_COST` points per missed chance and
+:data:`HASTY_COST` per hasty wrong declaration; :attr:`SeatReview.summary` says
+it in one line.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bodoge.core.game import Seat
+from bodoge.core.values import JSON
+from bodoge.games.tagiron.ai.group import GroupExpert
+from bodoge.games.tagiron.ai.position import Position
+from bodoge.games.tagiron.ai.rivals import told_by_my_answers
+from bodoge.games.tagiron.ai.situation import Situation
+from bodoge.games.tagiron.ai.solver import Deduction, Variant, face_up_variants
+from bodoge.games.tagiron.game import TagironGame
+from bodoge.games.tagiron.tiles import sort_hand
+
+#: A question within this many bits of the best is as good as the best.
+TIE_BITS = 0.05
+#: A question giving at least this share of the best question's bits is good ...
+GOOD_SHARE = 0.85
+#: ... at least this share an inaccuracy, below it a mistake.
+MISTAKE_SHARE = 0.5
+#: With 2 players, a wrong declaration below this chance is a mistake (a guess at even
+#: odds or better is a fair use of a turn: a wrong one still rules a hand out).
+LOW_CHANCE = 0.5
+#: Points off the score for each missed chance and each hasty wrong declaration.
+MISSED_COST = 10
+HASTY_COST = 10
+
+Mark = str  # "best" | "good" | "inaccuracy" | "mistake"
+
+GAME = TagironGame()
+
+
+def question_mark(bits: float, best: float) -> Mark:
+    """How a question giving ``bits`` compares with the best face-up one, ``best`` bits.
+
+    >>> question_mark(2.0, 2.0), question_mark(1.8, 2.0), question_mark(1.2, 2.0)
+    ('best', 'good', 'inaccuracy')
+    >>> question_mark(0.0, 1.0), question_mark(0.0, 0.0), question_mark(0.97, 1.0)
+    ('mistake', 'best', 'good')
+    """
+    if bits >= best - 1e-9:
+        return "best"
+    if best - bits <= TIE_BITS or bits >= GOOD_SHARE * best:
+        return "good"
+    if bits >= MISTAKE_SHARE * best:
+        return "inaccuracy"
+    return "mistake"
+
+
+@dataclass(frozen=True)
+class QuestionReview:
+    """A question a seat asked: move ``n`` (from 1), from the moment before it."""
+
+    n: int
+    card: str
+    choice: int | None
+    #: Expected bits about the target, and (shown, not judged) the bits this seat's
+    #: own answer told the others about its hand.
+    bits: float
+    told: float
+    #: The best face-up question then (the most bits; the first of equals, in
+    #: face-up order), its bits and what it would have told.
+    best: Variant
+    best_bits: float
+    best_told: float
+    #: Candidates for the target before the question and once its answers were heard.
+    before: int
+    after: int
+    mark: Mark
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "n": self.n,
+            "card": self.card,
+            "choice": self.choice,
+            "bits": round(self.bits, 4),
+            "told": round(self.told, 4),
+            "best": {"card": self.best[0], "choice": self.best[1]},
+            "best_bits": round(self.best_bits, 4),
+            "best_told": round(self.best_told, 4),
+            "before": self.before,
+            "after": self.after,
+            "mark": self.mark,
+        }
+
+
+@dataclass(frozen=True)
+class DeclarationReview:
+    """A declaration: the chance of the tiles named then, and whether it was a mistake."""
+
+    n: int
+    tiles: tuple[str, ...]
+    probability: float
+    right: bool
+    #: Nothing to lose: no question could be asked any more (or a 2-player final guess).
+    free: bool
+    #: With 3–4 players: whether the expert would have declared then too.
+    expert_would: bool | None
+    mark: Mark | None
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "n": self.n,
+            "tiles": list(self.tiles),
+            "probability": round(self.probability, 6),
+            "right": self.right,
+            "free": self.free,
+            "expert_would": self.expert_would,
+            "mark": self.mark,
+        }
+
+
+@dataclass(frozen=True)
+class MissedChance:
+    """At the moment before move ``n`` the seat could declare and should have."""
+
+    n: int
+    probability: float
+    certain: bool
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"n": self.n, "probability": round(self.probability, 6), "certain": self.certain}
+
+
+@dataclass(frozen=True)
+class SeatReview:
+    seat: Seat
+    #: Candidates for the target at each moment (index ``t``: after ``t`` moves), as
+    #: this seat counted them; ``None`` once it has declared with 3–4 players.
+    candidates: tuple[int | None, ...]
+    questions: tuple[QuestionReview, ...]
+    declarations: tuple[DeclarationReview, ...]
+    missed: tuple[MissedChance, ...]
+
+    @property
+    def bits(self) -> float:
+        """Bits its questions were expected to gather."""
+        return sum(q.bits for q in self.questions)
+
+    @property
+    def best_bits(self) -> float:
+        """Bits the best question at each of those moments would have gathered."""
+        return sum(q.best_bits for q in self.questions)
+
+    @property
+    def share(self) -> float:
+        """The share of the best available information its questions gathered (1 if none)."""
+        best = self.best_bits
+        return 1.0 if best <= 1e-12 else min(1.0, self.bits / best)
+
+    @property
+    def hasty(self) -> int:
+        return sum(d.mark == "mistake" for d in self.declarations)
+
+    @property
+    def score(self) -> int:
+        raw = 100 * self.share - MISSED_COST * len(self.missed) - HASTY_COST * self.hasty
+        return max(0, round(raw))
+
+    def marks(self) -> dict[str, int]:
+        counts = dict.fromkeys(("best", "good", "inaccuracy", "mistake"), 0)
+        for q in self.questions:
+            counts[q.mark] += 1
+        return counts
+
+    @property
+    def summary(self) -> str:
+        """The score explained in one line (English; the page has its own words)."""
+        parts = [
+            f"{100 * self.share:.0f}% of the best information "
+            f"({self.bits:.1f} of {self.best_bits:.1f} bits in {len(self.questions)} "
+            f"question{'s' if len(self.questions) != 1 else ''})"
+        ]
+        parts.append(_count(len(self.missed), "missed chance to declare", "missed chances"))
+        parts.append(_count(self.hasty, "hasty wrong declaration", "hasty wrong declarations"))
+        return f"score {self.score}: " + ", ".join(parts)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "seat": self.seat,
+            "score": self.score,
+            "share": round(self.share, 6),
+            "bits": round(self.bits, 4),
+            "best_bits": round(self.best_bits, 4),
+            "summary": self.summary,
+            "marks": self.marks(),
+            "hasty": self.hasty,
+            "candidates": list(self.candidates),
+            "questions": [q.to_json() for q in self.questions],
+            "declarations": [d.to_json() for d in self.declarations],
+            "missed": [m.to_json() for m in self.missed],
+        }
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"no {many}" if n == 0 else f"1 {one}" if n == 1 else f"{n} {many}"
+
+
+@dataclass(frozen=True)
+class GameReview:
+    players: int
+    seats: tuple[SeatReview, ...]
+    #: How the moves went, for the page: mover and kind of each move.
+    moves: tuple[tuple[Seat | None, str], ...] = field(default=())
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "game": "tagiron",
+            "players": self.players,
+            "thresholds": thresholds(),
+            "seats": [s.to_json() for s in self.seats],
+        }
+
+
+def thresholds() -> dict[str, JSON]:
+    """The constants the judgements use, for tools and the page's legend."""
+    return {
+        "tie_bits": TIE_BITS,
+        "good_share": GOOD_SHARE,
+        "mistake_share": MISTAKE_SHARE,
+        "low_chance": LOW_CHANCE,
+        "missed_cost": MISSED_COST,
+        "hasty_cost": HASTY_COST,
+    }
+
+
+# --- one seat, from its own views ------------------------------------------------------------
+
+
+def known(view: Mapping[str, JSON], seat: Seat) -> dict[str, JSON]:
+    """``view`` without what the end revealed: what ``seat`` knew while the game ran.
+
+    Drops the revealed hands and, with 3–4 players, the tiles other seats
+    declared (a seat hears only its own declaration until the end).
+    """
+    out = dict(view)
+    out["revealed"] = None
+    if view["players"] > 2:
+        log = []
+        for entry in view["log"]:
+            if entry.get("type") == "declaration" and entry["seat"] != seat:
+                entry = {k: v for k, v in entry.items() if k != "tiles"}
+            log.append(entry)
+        out["log"] = log
+    return out
+
+
+Deduce = Callable[[Position], Deduction]
+
+
+def review_seat(
+    views: Sequence[Mapping[str, JSON]], seat: Seat, *, deduce: Deduce = Deduction
+) -> SeatReview:
+    """Judge ``seat``'s play from its own views: ``views[t]`` after ``t`` moves.
+
+    Only what :func:`known` leaves of each view is read, so nothing the seat
+    did not know at a moment can reach a judgement of it.
+    """
+    seen = [known(v, seat) for v in views]
+    players = seen[0]["players"]
+    memo: dict[int, Deduction] = {}
+
+    def deduction(t: int) -> Deduction:
+        if t not in memo:
+            memo[t] = deduce(Position.from_view({**seen[t], "seat": seat}))
+        return memo[t]
+
+    group = GroupExpert() if players > 2 else None
+    expert_memo: dict[int, bool] = {}
+
+    def expert_declares(t: int) -> bool:
+        if t not in expert_memo:
+            situation = Situation(seen[t], seat, deduction(t))
+            expert_memo[t] = bool(group and group.should_declare(situation))
+        return expert_memo[t]
+
+    candidates: list[int | None] = []
+    questions: list[QuestionReview] = []
+    declarations: list[DeclarationReview] = []
+    missed: list[MissedChance] = []
+    done = False  # with 3–4 players, once this seat has declared
+    for t, view in enumerate(seen):
+        candidates.append(None if done else deduction(t).candidate_count)
+        if t + 1 >= len(seen):
+            break
+        entry = _new_entry(view, seen[t + 1])
+        mine = entry is not None and entry["seat"] == seat
+        kind = entry.get("type", "question") if entry else None
+        if done:
+            continue
+        d = deduction(t)
+        if mine and kind == "question":
+            variant: Variant = (entry["card"], entry.get("choice"))
+            variants = face_up_variants(view["face_up"])
+            bits = d.question_bits(variants)
+            told = told_by_my_answers(d.position, variants)
+            best = max(bits, key=bits.__getitem__)
+            questions.append(
+                QuestionReview(
+                    n=t + 1,
+                    card=variant[0],
+                    choice=variant[1],
+                    bits=bits[variant],
+                    told=told[variant],
+                    best=best,
+                    best_bits=bits[best],
+                    best_told=told[best],
+                    before=d.candidate_count,
+                    after=deduction(t + 1).candidate_count,
+                    mark=question_mark(bits[variant], bits[best]),
+                )
+            )
+        elif mine and kind == "declaration":
+            declarations.append(_declaration(t, view, entry, d, seat, expert_declares))
+            if players > 2:
+                done = True
+                continue
+        # a declaration by another seat may have beaten it to it: a race, not a choice
+        raced = entry is not None and not mine and kind == "declaration"
+        if view["may_declare"] and not (mine and kind == "declaration") and not raced:
+            should = d.certain if players == 2 else expert_declares(t)
+            if should:
+                missed.append(MissedChance(t + 1, d.best()[1], d.certain))
+    return SeatReview(seat, tuple(candidates), tuple(questions), tuple(declarations), tuple(missed))
+
+
+def _new_entry(before: Mapping[str, JSON], after: Mapping[str, JSON]) -> dict[str, JSON] | None:
+    """The log entry a move added (every Tagiron move adds exactly one)."""
+    log_before, log_after = before["log"], after["log"]
+    return dict(log_after[len(log_before)]) if len(log_after) > len(log_before) else None
+
+
+def _declaration(
+    t: int,
+    view: Mapping[str, JSON],
+    entry: Mapping[str, JSON],
+    d: Deduction,
+    seat: Seat,
+    expert_declares: Callable[[int], bool],
+) -> DeclarationReview:
+    players = view["players"]
+    tiles = tuple(entry["tiles"])
+    p = _chance_of(d, tiles)
+    right = bool(entry["right"])
+    my_turn = view["turn"] == seat
+    free = my_turn and not view["may_ask"]  # the final guess, or the last turns
+    expert = None if players == 2 else expert_declares(t)
+    mark = None
+    if not right and not free and not d.certain:
+        low = p < LOW_CHANCE if players == 2 else not expert
+        mark = "mistake" if low else None
+    return DeclarationReview(t + 1, tiles, p, right, free, expert, mark)
+
+
+def _chance_of(d: Deduction, tiles: Sequence[str]) -> float:
+    key = sort_hand(tiles)
+    for candidate in d.ranked():
+        if candidate.tiles == key:
+            return candidate.probability
+    return 0.0
+
+
+# --- a whole game ------------------------------------------------------------------------
+
+
+def seat_views(
+    players: int, seed: int, moves: Sequence[tuple[Seat | None, Any]]
+) -> list[list[dict[str, JSON]]]:
+    """Each seat's views after ``t`` moves, for ``t`` from 0, replaying the game."""
+    options = GAME.options({"players": players})
+    state = GAME.setup(options, players, seed)
+    views = [[GAME.view(state, s)] for s in range(players)]
+    for seat, move in moves:
+        state, _ = GAME.apply(state, seat, move)
+        for s in range(players):
+            views[s].append(GAME.view(state, s))
+    return views
+
+
+def review_game(
+    players: int,
+    seed: int,
+    moves: Sequence[tuple[Seat | None, Any]],
+    *,
+    deduce: Deduce = Deduction,
+) -> GameReview:
+    """Every seat's review of a game given by its options, seed and moves."""
+    views = seat_views(players, seed, moves)
+    seats = tuple(review_seat(views[s], s, deduce=deduce) for s in range(players))
+    kinds = tuple((seat, type(move).__name__.lower()) for seat, move in moves)
+    return GameReview(players, seats, kinds)
+
+
+class HistoryError(ValueError):
+    """A history file that is not a Tagiron game's history."""
+
+
+def parse_history(data: JSON) -> tuple[int, int, list[tuple[Seat | None, Any]]]:
+    """Players, seed and moves of a history as ``GET /api/tables/{id}/history`` returns it."""
+    if not isinstance(data, Mapping):
+        raise HistoryError("a history is a JSON object")
+    table = data.get("table")
+    if isinstance(table, Mapping) and table.get("game", "tagiron") != "tagiron":
+        raise HistoryError(f"not a Tagiron game but {table.get('game')!r}")
+    seed, options, raw = data.get("seed"), data.get("options"), data.get("moves")
+    if type(seed) is not int:
+        raise HistoryError("the history has no seed")
+    if not isinstance(raw, list):
+        raise HistoryError("the history has no list of moves")
+    try:
+        players = GAME.options(options).players
+    except Exception as exc:
+        raise HistoryError(f"options: {exc}") from None
+    moves: list[tuple[Seat | None, Any]] = []
+    for i, item in enumerate(raw, start=1):
+        if not isinstance(item, Mapping) or "move" not in item or item.get("move") is None:
+            raise HistoryError(f"move {i}: a move is an object with a seat and a move")
+        seat = item.get("seat")
+        if type(seat) is not int:
+            raise HistoryError(f"move {i}: no seat")
+        try:
+            moves.append((seat, GAME.move_from_json(item["move"])))
+        except Exception as exc:
+            raise HistoryError(f"move {i}: {exc}") from None
+    return players, seed, moves
+
+
+def review_history(data: JSON, *, deduce: Deduce = Deduction) -> GameReview:
+    """The review of a history (raises :class:`HistoryError` for one that does not replay)."""
+    players, seed, moves = parse_history(data)
+    try:
+        views = seat_views(players, seed, moves)
+    except Exception as exc:
+        raise HistoryError(f"the moves do not replay: {exc}") from None
+    seats = tuple(review_seat(views[s], s, deduce=deduce) for s in range(players))
+    kinds = tuple((seat, type(move).__name__.lower()) for seat, move in moves)
+    return GameReview(players, seats, kinds)
+
+
+def mean(values: Sequence[float]) -> float:
+    return math.fsum(values) / len(values) if values else 0.0
