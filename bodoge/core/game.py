@@ -236,6 +236,11 @@ class Game(ABC, Generic[S, M, Opts]):
         """An optional in-game assistant's analysis of one seat's view (``None``: none)."""
         return None
 
+    def review(self, history: Mapping[str, JSON]) -> dict[str, JSON] | None:
+        """An optional review of a finished game, from its history as a spectator gets it
+        (``GET /api/tables/{id}/history``); ``None``: this game has none."""
+        return None
+
     def bot(self, level: str) -> Bot[M]:
         """A bot of the given level; raises ``BadOptions`` for an unknown level."""
         from bodoge.core.errors import BadOptions

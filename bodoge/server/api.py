@@ -1,4 +1,4 @@
-"""The HTTP API: counters, the games offered, the tables and finished games' histories.
+"""The HTTP API: counters, the games offered, the tables, finished games' histories and reviews.
 
 Everything here reads; every change goes through the WebSocket
 (:mod:`bodoge.server.websocket`).  Errors are ``{"error": {"code", "message"}}``.
@@ -6,6 +6,7 @@ Everything here reads; every change goes through the WebSocket
 
 from __future__ import annotations
 
+import logging
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,8 @@ from bodoge.server.table import LiveTable
 if TYPE_CHECKING:
     from bodoge.server.service import Server
 
+log = logging.getLogger(__name__)
+
 
 def api_routes(server: Server) -> list[BaseRoute]:
     """The routes, bound to ``server``."""
@@ -31,6 +34,7 @@ def api_routes(server: Server) -> list[BaseRoute]:
         Route("/api/tables", partial(table_list, server)),
         Route("/api/tables/{table_id}", partial(table_summary, server)),
         Route("/api/tables/{table_id}/history", partial(history, server)),
+        Route("/api/tables/{table_id}/review", partial(review, server)),
     ]
 
 
@@ -124,3 +128,34 @@ async def history(server: Server, request: Request) -> Response:
         if table.seat_of(player.id) != seat:
             return http_error(403, "not_seated", "only the seat's own player sees its history")
     return JSONResponse(table.history(seat))
+
+
+#: Finished games' reviews kept (a finished game never changes, so neither does its review).
+REVIEWS_KEPT = 64
+
+
+async def review(server: Server, request: Request) -> Response:
+    """A finished game's review, for every seat (the game's ``review``; worked out once)."""
+    table = await _table(server, request)
+    if isinstance(table, Response):
+        return table
+    if table.status != "finished":
+        return http_error(409, "not_finished", "the review is shown once the game is over")
+    kept = server.reviews
+    found = kept.get(table.id)
+    if found is None:
+        history = table.history(None)
+        try:
+            wanted = {k: history[k] for k in ("table", "seed", "options", "moves")}
+            found = await server.bots.review(table.game.id, wanted)
+        except Exception:
+            log.exception("the review of table %s failed", table.id)
+            return http_error(500, "internal_error", "the review failed")
+        if found is None:
+            return http_error(404, "no_review", f"{table.game.id} has no game review")
+        kept[table.id] = found
+        while len(kept) > REVIEWS_KEPT:
+            kept.popitem(last=False)
+    else:
+        kept.move_to_end(table.id)
+    return JSONResponse(found)

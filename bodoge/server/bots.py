@@ -1,4 +1,4 @@
-"""Runs bots and the assistant away from the event loop.
+"""Runs bots, the assistant and game reviews away from the event loop.
 
 A bot may think for a second; in the server's thread it would hold the GIL
 and every table would stutter.  So by default bots run in worker processes
@@ -68,6 +68,12 @@ def run_assist(
     return _game(game_id, games).assist(view, seat)
 
 
+def run_review(
+    game_id: str, history: Mapping[str, JSON], games: Mapping[str, Game] | None = None
+) -> dict[str, JSON] | None:
+    return _game(game_id, games).review(history)
+
+
 def _warm_up() -> None:
     from bodoge.games import registry
 
@@ -129,6 +135,10 @@ class BotRunner:
         self, game_id: str, view: Mapping[str, JSON], seat: int
     ) -> dict[str, JSON] | None:
         return await self._run(partial(run_assist, game_id, view, seat, self._games))
+
+    async def review(self, game_id: str, history: Mapping[str, JSON]) -> dict[str, JSON] | None:
+        """A finished game's review (the game's ``review``), worked out in a worker."""
+        return await self._run(partial(run_review, game_id, history, self._games))
 
     async def _run(self, job: Callable[[], T]) -> T:
         loop = asyncio.get_running_loop()

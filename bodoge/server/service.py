@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Mapping
 
 import orjson
@@ -72,6 +73,8 @@ class Server:
         #: Cluster mode (``config.redis_url``): the bus, the lease and the owned tables.
         self.cluster: ClusterService | None = None
         self.counters.on_fanout = self.metrics.fanout_seconds.observe
+        #: Finished tables' reviews, by table id, the most recently asked last.
+        self.reviews: OrderedDict[str, dict[str, JSON]] = OrderedDict()
 
     async def start(self) -> None:
         self.store = self._given_store or await open_store(self.config.db_url)

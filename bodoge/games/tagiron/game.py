@@ -97,6 +97,11 @@ class TagironGame(Game[TagironState, TagironMove, TagironOptions]):
 
         return analyse_view(view, seat)
 
+    def review(self, history: Mapping[str, Any]) -> dict[str, Any] | None:
+        from bodoge.games.tagiron.review import review_history
+
+        return review_history(history).to_json()
+
     def bot(self, level: str) -> Bot[TagironMove]:
         from bodoge.games.tagiron.ai.bots import make_bot
 

@@ -53,6 +53,7 @@ from bodoge.games.tagiron.ai.rivals import told_by_my_answers
 from bodoge.games.tagiron.ai.situation import Situation
 from bodoge.games.tagiron.ai.solver import Deduction, Variant, face_up_variants
 from bodoge.games.tagiron.game import TagironGame
+from bodoge.games.tagiron.state import TagironState
 from bodoge.games.tagiron.tiles import sort_hand
 
 #: A question within this many bits of the best is as good as the best.
@@ -411,11 +412,17 @@ def seat_views(
 ) -> list[list[dict[str, JSON]]]:
     """Each seat's views after ``t`` moves, for ``t`` from 0, replaying the game."""
     options = GAME.options({"players": players})
-    state = GAME.setup(options, players, seed)
-    views = [[GAME.view(state, s)] for s in range(players)]
+    return views_from(GAME.setup(options, players, seed), moves)
+
+
+def views_from(
+    state: TagironState, moves: Sequence[tuple[Seat | None, Any]]
+) -> list[list[dict[str, JSON]]]:
+    """Each seat's views from ``state`` on, as the moves are applied."""
+    views = [[GAME.view(state, s)] for s in range(state.players)]
     for seat, move in moves:
         state, _ = GAME.apply(state, seat, move)
-        for s in range(players):
+        for s in range(state.players):
             views[s].append(GAME.view(state, s))
     return views
 

@@ -12,6 +12,7 @@ import { declareDialog } from "./declare.js";
 import { createCardTips, describeCard, KIND_MARK } from "./explain.js";
 import { cardText, logEntry, questionLabel } from "./log.js";
 import { createMemo } from "./memo.js";
+import { createReviewPanel } from "./review.js";
 import { rulesPanel } from "./rules.js";
 import { STRINGS } from "./strings.js";
 import { rack, sortTiles, tileName } from "./tiles.js";
@@ -76,12 +77,23 @@ export function createTable(ctx) {
   assist.set({ show: memo.showAssist });
   const memoWrap = h("div", { class: "tg-memo-wrap" }, assist.el, memo.el);
   const rules = h("div", { class: "tg-rules-wrap" });
+  // A finished game's replay may show its review (ctx.loadReview: the replay page's).
+  const review = ctx.loadReview
+    ? createReviewPanel({ load: ctx.loadReview, goTo: (n) => ctx.goTo?.(n), seatNameNode: (s) => ctx.seatNameNode(s) })
+    : null;
+  if (review) {
+    review.onReady = () => {
+      if (view) drawLog({ kind: "replay" });
+    };
+  }
   // A replay has no memo sheet: the notes are a player's own, kept for a live game.
   const panels = [
     { id: "log", label: () => t("tg.log.title"), icon: "list", el: logWrap, column: "a" },
     ctx.readonly ? null : { id: "memo", label: () => t("tg.memo.title"), icon: "grid", el: memoWrap, column: "b" },
     // Under the memo on a wide screen the rules open on demand (the memo needs the room).
-    { id: "rules", label: () => t("tg.rules.title"), icon: "deck", el: rules, column: "b", collapsible: !ctx.readonly },
+    review ? { id: "review", label: () => t("tg.review.title"), icon: "chart", el: review.el, column: "b" } : null,
+    // (A replay shows the review there instead, and the rules on demand under it.)
+    { id: "rules", label: () => t("tg.rules.title"), icon: "deck", el: rules, column: "b", collapsible: !ctx.readonly || Boolean(review) },
   ].filter(Boolean);
   // Each question card explains itself (hover, keyboard focus, long press).
   const tips = createCardTips(cards, { size: () => handSize() });
@@ -503,7 +515,7 @@ export function createTable(ctx) {
     const entries = view.log ?? [];
     const incremental = change?.kind === "event" && loggedCount > 0 && entries.length >= loggedCount;
     if (!incremental) {
-      fill(log, entries.length ? entries.map((e, i) => logEntry(e, i, view, ctx)) : h("li", { class: "tg-log-empty muted" }, t("tg.log.empty")));
+      fill(log, entries.length ? entries.map((e, i) => reviewed(logEntry(e, i, view, ctx), i)) : h("li", { class: "tg-log-empty muted" }, t("tg.log.empty")));
       loggedCount = entries.length;
       logToEnd();
       return;
@@ -518,6 +530,13 @@ export function createTable(ctx) {
       loggedCount = entries.length;
       if (near) logToEnd();
     }
+  }
+
+  /** A log entry with the review's notes on it, once the review is shown. */
+  function reviewed(li, i) {
+    const notes = review?.note(i);
+    if (notes) li.append(notes);
+    return li;
   }
 
   // --- the assistant ---------------------------------------------------------------
@@ -576,6 +595,8 @@ export function createTable(ctx) {
     if (change.kind === "lang" || change.kind === "snapshot" || change.kind === "replay") {
       section.reset();
     }
+    if (review && change.kind === "replay") review.setStep(next.n);
+    if (review && change.kind === "lang") review.redraw();
     if (change.kind === "event") {
       const revealed = (change.msg?.events ?? []).find((e) => e.type === "card_revealed");
       newSlot = revealed ? revealed.slot : null;
@@ -620,6 +641,9 @@ export function createTable(ctx) {
       if (v.phase === "final_declaration") return { text: yours ? t("tg.turn.final_yours") : tn("tg.turn.final_theirs", { name }), mine: yours };
       if (v.phase === "last_turns") return { text: yours ? t("tg.turn.last_yours") : tn("tg.turn.last_theirs", { name }), mine: yours };
       return { text: yours ? t("tg.turn.yours") : tn("tg.turn.theirs", { name }), mine: yours };
+    },
+    openReview() {
+      review?.open();
     },
     describeMove(move) {
       if (move?.type === "ask") {

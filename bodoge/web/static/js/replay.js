@@ -176,6 +176,16 @@ export function mountReplay(root, app, tableId) {
       },
       standIn: (n, seat) => (history.moves[n - 1]?.actor === "timeout" ? standInBadge(seat, history.seat ?? null) : null),
       storage: { get: (_k, fallback = null) => fallback, set: () => {} },
+      // A game's review of the finished game, if it has one (its renderer shows it).
+      loadReview: async () => {
+        const res = await fetch(`/api/tables/${encodeURIComponent(tableId)}/review`);
+        if (!res.ok) throw new Error(`review ${res.status}`);
+        return res.json();
+      },
+      goTo: (n) => {
+        stop();
+        go(n);
+      },
       toast: () => {},
       errorText: app.errorText,
     });
@@ -183,6 +193,11 @@ export function mountReplay(root, app, tableId) {
     fill(body, frame.el);
     step = last();
     draw();
+    // ?replay&review opens the review at once (the review panel, if the game has one).
+    if (new URLSearchParams(location.search).has("review") && renderer.panels?.some((p) => p.id === "review")) {
+      frame.show("review");
+      renderer.openReview?.();
+    }
     document.title = `${t("replay.title")} · ${gameTitle(app.gameInfo(history.table.game))}`;
   }
 

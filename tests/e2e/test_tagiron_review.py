@@ -1,0 +1,94 @@
+"""The review mode of a finished 4-player Tagiron game's replay: the graph and the marks.
+
+A player plays a 4-player game against three expert bots to the end, opens the
+replay and its review: a log-scale line per player, every question marked on
+the log beside the best question then, each player's score in one line, in
+Japanese and English, on a desktop and a phone; the figures agree with
+``GET /api/tables/{id}/review``.
+"""
+
+from __future__ import annotations
+
+from tests.e2e import ui
+from tests.e2e.conftest import PHONE
+
+
+def test_review_of_a_finished_four_player_game(open_page, screenshot_dir):
+    page, _ = open_page("/")
+    ui.sign_in(page, "はなこ")
+    table = ui.start_tagiron_against_bots(page, 4, level="expert")
+    ui.play_tagiron_to_the_end(page)
+    review = page.evaluate("async (id) => (await fetch(`/api/tables/${id}/review`)).json()", table)
+    assert review["players"] == 4 and len(review["seats"]) == 4
+
+    page.click("[data-testid=replay-link]")
+    page.wait_for_selector("[data-testid=replay-page] [data-testid=tagiron]")
+    ui.show_panel(page, "review")
+    page.click("[data-testid=review-load]")
+    page.wait_for_selector("[data-testid=review-graph]")
+
+    # One line per player, on a log scale: the first point of each is the most candidates.
+    lines = page.locator("[data-testid=review-line]")
+    assert lines.count() == 4
+    for s in range(4):
+        points = lines.nth(s).get_attribute("points").split()
+        ys = [float(p.split(",")[1]) for p in points]
+        assert len(ys) >= 2 and ys[0] == min(ys)  # SVG's y grows downwards
+    # A dot for every question asked, marked as the review marks it.
+    asked = [q for s in review["seats"] for q in s["questions"]]
+    dots = page.locator("[data-testid=review-dot]")
+    assert dots.count() == len(asked) > 0
+    assert sorted(dots.nth(i).get_attribute("data-mark") for i in range(dots.count())) == sorted(
+        q["mark"] for q in asked
+    )
+    # Every question's mark on the log, with the best question when it was another.
+    marks = page.locator("[data-testid=log] [data-testid=review-mark]")
+    question_marks = [
+        marks.nth(i).get_attribute("data-mark")
+        for i in range(marks.count())
+        if marks.nth(i).get_attribute("data-mark") in ("best", "good", "inaccuracy", "mistake")
+    ]
+    assert sorted(question_marks) == sorted(q["mark"] for q in asked)
+    for q in asked:
+        entry = page.locator(f"[data-testid=log-entry][data-n='{q['n']}']")
+        text = entry.locator("[data-testid=review-mark]").first.inner_text()
+        assert f"{q['bits']:.2f}ビット" in text
+        if (q["best"]["card"], q["best"]["choice"]) != (q["card"], q["choice"]):
+            assert "最善：" in text and f"{q['best_bits']:.2f}ビット" in text
+    # Each player's score, explained in one line.
+    scores = page.locator("[data-testid=review-score]")
+    assert scores.count() == 4
+    for s in review["seats"]:
+        line = scores.nth(s["seat"]).inner_text()
+        assert f"{s['score']}点" in line and f"最善の情報の{round(s['share'] * 100)}%" in line
+
+    # The graph follows the replay: its line for now moves with the steps.
+    now = page.locator("[data-testid=review-now]")
+    at_end = now.get_attribute("x1")
+    page.click("[data-testid=replay-first]")
+    assert now.get_attribute("x1") != at_end
+
+    ui.set_lang(page, "en")
+    assert "points" in scores.first.inner_text()
+    assert "of the best information" in scores.first.inner_text()
+    ui.set_lang(page, "ja")
+    page.click("[data-testid=replay-last]")
+
+    # A phone shows the review as a tab of its own, the graph within the width.
+    page.set_viewport_size(PHONE)
+    ui.show_panel(page, "review")
+    box = page.locator("[data-testid=review-graph]").bounding_box()
+    assert box is not None and box["width"] <= PHONE["width"]
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+    def show_review(p):
+        ui.show_panel(p, "review")
+
+    ui.screenshots(
+        page, screenshot_dir, "tagiron-review", user_texts=["はなこ"], before=show_review
+    )
+
+    # ?review opens the replay with the review shown.
+    page.goto(page.url.split("?")[0] + "?replay&review")
+    page.wait_for_selector("[data-testid=review-graph]")
+    assert page.locator("[data-testid=review-line]").count() == 4

@@ -1,0 +1,305 @@
+"""The review of a finished game: judgements on constructed positions, and honesty.
+
+* On positions built by hand the judgements agree with a brute-force count:
+  the best question is marked best, a question that cannot tell anything is a
+  mistake, a seat that was certain and asked again missed a chance, a wrong
+  guess at the opening is hasty and a free final guess is not.
+* Honest by construction: each seat's review, recomputed from that seat's own
+  history (``?seat=k``: what the server sent it), is the same; and a deal that
+  differs only in what the seat could not see gives it the same review.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections import Counter
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from bodoge.core.rng import derive_seed
+from bodoge.games.tagiron.ai.position import Position
+from bodoge.games.tagiron.ai.solver import Deduction
+from bodoge.games.tagiron.answers import answer
+from bodoge.games.tagiron.cards import cards_for
+from bodoge.games.tagiron.moves import Ask, Declare, move_to_json
+from bodoge.games.tagiron.options import TagironOptions
+from bodoge.games.tagiron.review import (
+    HistoryError,
+    question_mark,
+    review_game,
+    review_history,
+    review_seat,
+    seat_views,
+    views_from,
+)
+from bodoge.games.tagiron.selfplay import play_game
+from bodoge.games.tagiron.state import TagironState
+from bodoge.games.tagiron.tiles import ALL_TILES, sort_hand
+from tests.games.tagiron.helpers import GAME
+
+
+def dealt(hands, face_up, *, first=0) -> TagironState:
+    """A 2-player state with these hands and face-up cards (the deck: the other cards)."""
+    hands = tuple(sort_hand(h) for h in hands)
+    rest = Counter(ALL_TILES)
+    rest.subtract(Counter(t for h in hands for t in h))
+    centre = sort_hand(rest.elements())
+    deck = tuple(c for c in cards_for(2) if c not in face_up)
+    return TagironState(
+        options=TagironOptions(2),
+        hands=hands,
+        centre=centre,
+        face_up=tuple(face_up),
+        deck=deck,
+        first=first,
+        turn=first,
+        status=("active", "active"),
+    )
+
+
+def entropy(answers) -> float:
+    counts = Counter(json.dumps(a) for a in answers)
+    total = sum(counts.values())
+    return -sum(c / total * math.log2(c / total) for c in counts.values())
+
+
+# --- constructed positions -------------------------------------------------------------
+
+# Seat 0 holds both green 5s: "where are your 5s?" can only be answered "none".
+FIVES = ("R0", "B0", "G5", "G5", "R9")
+OPPONENT = ("R1", "B2", "R3", "B4", "R6")
+FACE_UP = ("where_5", "total_sum", "red_count", "pairs", "odd_count", "blue_count")
+
+
+def brute_bits() -> dict[str, float]:
+    """Each face-up question's bits at the opening, counted over every hand by hand."""
+    unseen = list(ALL_TILES)
+    for t in FIVES:
+        unseen.remove(t)
+    hands = [sort_hand(h) for h in itertools.combinations(unseen, 5)]
+    assert len(hands) == 3003
+    return {card: entropy(answer(card, h) for h in hands) for card in FACE_UP}
+
+
+def test_a_question_that_cannot_tell_anything_is_a_mistake() -> None:
+    state = dealt((FIVES, OPPONENT), FACE_UP)
+    views = views_from(state, [(0, Ask("where_5"))])
+    q = review_seat(views[0], 0).questions[0]
+    brute = brute_bits()
+    assert q.bits == pytest.approx(0.0, abs=1e-9) and brute["where_5"] == 0.0
+    assert q.best_bits == pytest.approx(max(brute.values()))
+    assert q.best == (max(brute, key=brute.__getitem__), None)
+    assert (q.before, q.after, q.mark) == (3003, 3003, "mistake")
+
+
+def test_the_best_question_is_marked_best_and_the_rest_by_their_share() -> None:
+    brute = brute_bits()
+    ranked = sorted(FACE_UP, key=lambda c: -brute[c])
+    for card in ranked:
+        state = dealt((FIVES, OPPONENT), FACE_UP)
+        q = review_seat(views_from(state, [(0, Ask(card))])[0], 0).questions[0]
+        assert q.bits == pytest.approx(brute[card])
+        assert q.mark == question_mark(brute[card], brute[ranked[0]])
+        # what it narrowed the candidates to: the opponent's hands giving its answer
+        assert q.after == _hands_answering(card, answer(card, OPPONENT))
+    best = review_seat(views_from(dealt((FIVES, OPPONENT), FACE_UP), [(0, Ask(ranked[0]))])[0], 0)
+    assert best.questions[0].mark == "best" and best.score == 100
+
+
+def _hands_answering(card: str, value) -> int:
+    unseen = list(ALL_TILES)
+    for t in FIVES:
+        unseen.remove(t)
+    return sum(1 for h in itertools.combinations(unseen, 5) if answer(card, sort_hand(h)) == value)
+
+
+def test_question_marks_by_share() -> None:
+    assert [question_mark(b, 2.0) for b in (2.0, 1.97, 1.7, 1.69, 1.0, 0.99, 0.0)] == [
+        "best",
+        "good",
+        "good",
+        "inaccuracy",
+        "inaccuracy",
+        "mistake",
+        "mistake",
+    ]
+
+
+# Seat 1's hand is the only one of its two sums of 41 with three red tiles.
+LOW = ("R0", "B0", "R1", "B1", "R2")
+HIGH = ("R7", "R8", "B8", "R9", "B9")
+CERTAIN_FACE_UP = ("total_sum", "where_0", "red_count", "pairs", "odd_count", "even_count")
+
+
+def certain_game() -> list[tuple[int, object]]:
+    return [
+        (0, Ask("total_sum")),  # 41: two hands are left
+        (1, Ask("where_0")),
+        (0, Ask("red_count")),  # 3: certain
+        (1, Ask("pairs")),
+        (0, Ask("odd_count")),  # certain, and asked again: a missed chance
+        (1, Ask("even_count")),
+        (0, Declare(HIGH)),
+        (1, Declare(("R0", "B0", "R1", "B1", "R3"))),  # the final guess, wrong (sums to 5)
+    ]
+
+
+def test_a_certain_seat_that_asks_instead_of_declaring_missed_a_chance() -> None:
+    state = dealt((LOW, HIGH), CERTAIN_FACE_UP)
+    views = views_from(state, certain_game())
+    assert views[0][-1]["phase"] == "ended"
+    r = review_seat(views[0], 0)
+    assert r.candidates[:6] == (2288, 2, 2, 1, 1, 1)  # distinct sets: the green 5s are alike
+    total, red, odd = r.questions
+    assert (total.before, total.after, red.before, red.after) == (2288, 2, 2, 1)
+    assert red.bits == pytest.approx(1.0) and odd.bits == 0.0 and odd.best_bits == 0.0
+    assert [(m.n, m.certain, m.probability) for m in r.missed] == [(5, True, 1.0)]
+    (declared,) = r.declarations
+    assert (declared.n, declared.probability, declared.right, declared.mark) == (7, 1.0, True, None)
+    assert r.score == round(100 * r.share) - 10
+    assert "1 missed chance to declare" in r.summary
+
+
+def test_a_wrong_guess_at_low_odds_is_hasty_and_a_free_one_is_not() -> None:
+    state = dealt((LOW, HIGH), CERTAIN_FACE_UP)
+    views = views_from(state, certain_game())
+    (final,) = review_seat(views[1], 1).declarations
+    assert final.free and not final.right and final.probability < 0.5 and final.mark is None
+    guess = views_from(state, [(0, Declare(("B2", "R3", "B3", "R4", "B4")))])
+    (hasty,) = review_seat(guess[0], 0).declarations
+    assert hasty.probability == pytest.approx(1 / 3003)
+    assert (hasty.right, hasty.free, hasty.mark) == (False, False, "mistake")
+    assert review_seat(guess[0], 0).score == 90
+
+
+# --- whole games ----------------------------------------------------------------------
+
+
+def history_of(players: int, seed: int, levels) -> dict:
+    record = play_game(players, levels, seed)
+    return {
+        "table": {"game": "tagiron"},
+        "seed": seed,
+        "options": {"players": players},
+        "moves": [
+            {"n": i + 1, "seat": s, "move": move_to_json(m)}
+            for i, (s, m) in enumerate(record.moves)
+        ],
+    }
+
+
+def test_a_history_file_reviews_every_seat_and_bad_ones_are_refused() -> None:
+    history = history_of(3, 11, ["expert", "normal", "easy"])
+    review = review_history(history).to_json()
+    assert [s["seat"] for s in review["seats"]] == [0, 1, 2]
+    for s in review["seats"]:
+        assert s["candidates"][0] in (2288, 3003) and 0 <= s["score"] <= 100
+    with pytest.raises(HistoryError, match="no seed"):
+        review_history({**history, "seed": None})
+    with pytest.raises(HistoryError, match="move 1"):
+        review_history({**history, "moves": [{"seat": 0, "move": {"type": "jump"}}]})
+    bad = [
+        {"seat": 1 - m["seat"] if m["seat"] < 2 else 0, "move": m["move"]} for m in history["moves"]
+    ]
+    with pytest.raises(HistoryError, match="do not replay"):
+        review_history({**history, "moves": bad})
+    with pytest.raises(HistoryError, match="not a Tagiron"):
+        review_history({**history, "table": {"game": "illustori"}})
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_each_seat_judged_from_its_own_history_gets_the_same_review(players) -> None:
+    """Honesty: the review of seat k, made from the history the server gives seat k alone."""
+    from bodoge.server import render
+    from bodoge.server.render import Step
+
+    seed = derive_seed(5, "honest", players)
+    history = history_of(players, seed, ["expert", "normal", "easy", "normal"][:players])
+    whole = review_history(history)
+    moves = [(m["seat"], GAME.move_from_json(m["move"])) for m in history["moves"]]
+    steps = [Step(i + 1, s, m, 0, "bot") for i, (s, m) in enumerate(moves)]
+    for seat in range(players):
+        own = render.history(
+            GAME,
+            render.replay(GAME, GAME.options({"players": players}), players, seed, steps),
+            seat,
+            table={"game": "tagiron"},
+            seed=seed,
+            options={"players": players},
+        )
+        assert own["seat"] == seat
+        mine = review_seat(own["views"], seat)
+        assert mine.to_json() == whole.seats[seat].to_json()
+
+
+def _prefix_before_certain(players: int, seed: int, seat: int):
+    """Moves of a selfplay game up to a point where ``seat`` is not yet certain and nobody
+    has declared, with its deduction there."""
+    record = play_game(players, ["normal"] * players, seed)
+    views = seat_views(players, seed, record.moves)[seat]
+    best = None
+    for t, view in enumerate(views):
+        if any(e.get("type") == "declaration" for e in view["log"]):
+            break
+        d = Deduction(Position.from_view(view))
+        if d.candidate_count > 1 and len(view["log"]) >= 2:
+            best = (t, d)
+    assert best is not None
+    t, d = best
+    return list(record.moves[:t]), d
+
+
+def test_a_deal_that_differs_only_in_what_a_seat_could_not_see_gives_it_the_same_review():
+    """Honesty: hide another world behind the same answers; the seat cannot tell."""
+    # 2 players: another opponent hand that fits everything seat 0 heard.
+    seed = 21
+    moves, d = _prefix_before_certain(2, seed, 0)
+    state = GAME.setup(GAME.options({"players": 2}), 2, seed)
+    other = next(c.tiles for c in d.ranked() if c.tiles != state.hands[1])
+    rest = Counter(ALL_TILES)
+    rest.subtract(Counter(state.hands[0] + other))
+    twin = replace(state, hands=(state.hands[0], other), centre=sort_hand(rest.elements()))
+    real, alt = views_from(state, moves), views_from(twin, moves)
+    assert real[1] != alt[1]  # the opponent's own views differ: its hand does
+    assert review_seat(real[0], 0).to_json() == review_seat(alt[0], 0).to_json()
+
+    # 3 players: another world (other hands and another centre) behind the same answers.
+    seed = 8
+    moves, d = _prefix_before_certain(3, seed, 0)
+    state = GAME.setup(GAME.options({"players": 3}), 3, seed)
+    u = d.universe
+    a, b = d.others
+    twin = None
+    for centre, (ha, hb) in d.world_blocks():
+        for c, x, y in zip(centre, ha, hb, strict=True):
+            world = {a: u.hand_tiles[x], b: u.hand_tiles[y]}
+            if sort_hand(u.hand_tiles[c]) != state.centre:
+                hands = list(state.hands)
+                hands[a], hands[b] = world[a], world[b]
+                twin = replace(state, hands=tuple(hands), centre=sort_hand(u.hand_tiles[c]))
+                break
+        if twin:
+            break
+    assert twin is not None and twin.centre != state.centre
+    real, alt = views_from(state, moves), views_from(twin, moves)
+    assert review_seat(real[0], 0).to_json() == review_seat(alt[0], 0).to_json()
+
+
+def test_review_game_matches_the_selfplay_record_and_is_quick() -> None:
+    import time
+
+    record = play_game(4, ["expert", "normal", "easy", "easy"], 3)
+    started = time.perf_counter()
+    review = review_game(4, 3, record.moves)
+    assert time.perf_counter() - started < 20  # generous: a loaded 2-core machine
+    asked = Counter(s for s, m in record.moves if isinstance(m, Ask))
+    assert [len(s.questions) for s in review.seats] == [asked[s] for s in range(4)]
+    declared = Counter(s for s, m in record.moves if isinstance(m, Declare))
+    assert [len(s.declarations) for s in review.seats] == [declared[s] for s in range(4)]
+    for s in review.seats:
+        counts = [c for c in s.candidates if c is not None]
+        assert counts[0] in (1456, 1820) and all(np.diff(counts) <= 0)
