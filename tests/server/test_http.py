@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -140,4 +141,34 @@ async def test_table_summary_and_history(live_server: LiveServer, http: httpx.As
     finished = (await http.get("/api/tables?status=finished")).json()["tables"]
     assert table in [t["id"] for t in finished]
     assert (await http.get("/api/tables?status=bogus")).status_code == 400
+    await ann.close()
+
+
+async def test_a_finished_games_review(live_server: LiveServer, http: httpx.AsyncClient) -> None:
+    """``/review``: every seat judged, once the game is over; worked out once, then kept."""
+    assert (await http.get("/api/tables/t_nosuchtable/review")).status_code == 404
+    ann = await Client.connect(live_server.ws_url, "Ann")
+    bots = [{"seat": 1, "level": "normal"}, {"seat": 2, "level": "easy"}]
+    options = {"players": 3}
+    table = (await ann.ok("table.create", game="tagiron", options=options, bots=bots))["table"]
+    await ann.ok("table.open", table=table)
+    await ann.ok("table.start", table=table)
+    running = await http.get(f"/api/tables/{table}/review")
+    assert running.status_code == 409 and running.json()["error"]["code"] == "not_finished"
+    await play_seat(ann, table, random.Random(4), timeout=90)
+    reply = await http.get(f"/api/tables/{table}/review")
+    assert reply.status_code == 200
+    review = reply.json()
+    hist = (await http.get(f"/api/tables/{table}/history")).json()
+    asked = [m["seat"] for m in hist["moves"] if m["move"]["type"] == "ask"]
+    assert review["players"] == 3 and [s["seat"] for s in review["seats"]] == [0, 1, 2]
+    for s in review["seats"]:
+        assert len(s["questions"]) == asked.count(s["seat"])
+        assert len(s["candidates"]) == len(hist["moves"]) + 1
+        assert 0 <= s["score"] <= 100 and s["summary"].startswith(f"score {s['score']}:")
+    # The same review as the command line's, from the same history.
+    from bodoge.games.tagiron.review import review_history
+
+    assert review == json.loads(json.dumps(review_history(hist).to_json()))
+    assert (await http.get(f"/api/tables/{table}/review")).json() == review
     await ann.close()

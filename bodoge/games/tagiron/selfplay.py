@@ -66,14 +66,18 @@ def play_game(
     seed: int,
     *,
     check_certainty: bool = False,
+    shared: dict | None = None,
 ) -> GameRecord:
     """One whole game between bots of the given levels (by seat).
 
     With ``check_certainty``, every declaration made while the declarer's own
     deduction was certain must be right (raises :class:`BotError` otherwise).
+    ``shared`` (a dict) collects the bots' deductions, for the game's review.
     """
     state = GAME.setup(GAME.options({"players": players}), players, seed)
     bots = [make_bot(level) for level in levels]
+    for bot in bots:
+        bot.shared = shared
     rngs = [rng(seed, "bot", s) for s in range(players)]
     order_rng = rng(seed, "consult")
     decisions: list[list[float]] = [[] for _ in range(players)]
@@ -398,17 +402,36 @@ class ReviewedGame:
     seconds: float
 
 
-def review_record(record: GameRecord) -> ReviewedGame:
+def review_record(record: GameRecord, shared: dict | None = None) -> ReviewedGame:
+    """Review a selfplay game, reusing the deductions its bots made (``shared``)."""
+    from bodoge.games.tagiron.ai.bots import position_key
     from bodoge.games.tagiron.review import review_game
 
+    known = shared if shared is not None else {}
+
+    def deduce(position: Position) -> Deduction:
+        key = position_key(position)
+        found = known.get(key)
+        if found is None:
+            found = known[key] = Deduction(position)
+        return found
+
     started = time.perf_counter()
-    review = review_game(len(record.levels), record.seed, record.moves)
+    review = review_game(len(record.levels), record.seed, record.moves, deduce=deduce)
     seconds = time.perf_counter() - started
     return ReviewedGame(record, tuple(s.score for s in review.seats), seconds)
 
 
 def _review_many(args: tuple[int, tuple[str, ...], int, list[int]]) -> list[ReviewedGame]:
-    return [review_record(record) for record in _play_many(args)]
+    players, levels, seed, numbers = args
+    out = []
+    for i in numbers:
+        shared: dict = {}
+        record = play_game(
+            players, seat_rotation(levels, i), derive_seed(seed, "game", i), shared=shared
+        )
+        out.append(review_record(record, shared))
+    return out
 
 
 def run_reviews(

@@ -154,3 +154,48 @@ def test_same_colour_card_has_the_corrected_wording(tmp_path, capsys) -> None:
     out = capsys.readouterr().out
     assert "同じ色が連続している" in out
     assert "隣り合" not in out
+
+
+def _history(players: int, seed: int) -> dict:
+    from bodoge.games.tagiron.moves import move_to_json
+    from bodoge.games.tagiron.selfplay import play_game
+
+    record = play_game(players, ["normal", "easy", "easy"][:players], seed)
+    return {
+        "table": {"game": "tagiron"},
+        "seed": seed,
+        "options": {"players": players},
+        "moves": [
+            {"n": i + 1, "seat": s, "move": move_to_json(m)}
+            for i, (s, m) in enumerate(record.moves)
+        ],
+    }
+
+
+def test_review_prints_every_seat_and_json_for_tools(tmp_path, capsys) -> None:
+    path = write(tmp_path, _history(3, 6), "game.json")
+    assert main(["tagiron", "review", path, "--json"]) == 0
+    review = json.loads(capsys.readouterr().out)
+    assert [s["seat"] for s in review["seats"]] == [0, 1, 2]
+    assert main(["tagiron", "review", path]) == 0
+    out = capsys.readouterr().out
+    for s in review["seats"]:
+        assert f"Seat {s['seat']} · score {s['score']}:" in out
+    assert "candidates: 2,288 → " in out or "candidates: 3,003 → " in out
+
+
+def test_review_refuses_what_is_not_a_history(tmp_path, capsys) -> None:
+    assert main(["tagiron", "review", write(tmp_path, "{", "bad.json")]) == 2
+    assert "is not JSON" in capsys.readouterr().err
+    assert main(["tagiron", "review", write(tmp_path, {"moves": []}, "x.json")]) == 2
+    assert "error: the history has no seed" in capsys.readouterr().err
+    assert main(["tagiron", "review", str(tmp_path / "none.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_selfplay_review_prints_each_levels_mean_score(capsys) -> None:
+    args = ["tagiron", "selfplay", "--players", "3", "--bots", "normal,easy", "--games", "3"]
+    assert main([*args, "--review"]) == 0
+    out = capsys.readouterr().out
+    assert "3 games, 3 players" in out and "Review score by level" in out
+    assert "normal" in out and "easy" in out and "A game's review took" in out

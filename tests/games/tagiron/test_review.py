@@ -303,3 +303,24 @@ def test_review_game_matches_the_selfplay_record_and_is_quick() -> None:
     for s in review.seats:
         counts = [c for c in s.candidates if c is not None]
         assert counts[0] in (1456, 1820) and all(np.diff(counts) <= 0)
+
+
+def test_selfplay_reviews_reuse_the_bots_deductions_and_score_alike() -> None:
+    from bodoge.games.tagiron.selfplay import review_record
+
+    for players, levels in ((2, ["expert", "easy"]), (3, ["expert", "normal", "easy"])):
+        shared: dict = {}
+        record = play_game(players, levels, 12, shared=shared)
+        assert shared  # the bots' deductions, kept for the review
+        assert review_record(record, shared).scores == review_record(record).scores
+
+
+def test_the_normal_bot_scores_clearly_above_the_easy_bot() -> None:
+    """Over a few games the gap is wide (the README gives 200 games' figures)."""
+    from bodoge.games.tagiron.selfplay import ScoreTally, run_reviews
+
+    tally = ScoreTally(("normal", "easy", "easy"))
+    for reviewed in run_reviews(3, ("normal", "easy", "easy"), 6, 2):
+        tally.add(reviewed)
+    (normal, half_n), (easy, half_e) = tally.mean("normal"), tally.mean("easy")
+    assert normal - half_n > easy + half_e

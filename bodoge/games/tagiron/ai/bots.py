@@ -50,6 +50,9 @@ class TagironBot(Bot[Move]):
 
     def __init__(self) -> None:
         self._cache: OrderedDict[tuple[object, ...], Deduction] = OrderedDict()
+        #: Deductions shared with others (a game's review after selfplay), by
+        #: :func:`position_key`; ``None``: none.
+        self.shared: dict[tuple[object, ...], Deduction] | None = None
 
     def deduction(self, view: Mapping[str, JSON], seat: Seat) -> Deduction:
         """The deduction for a view, remembered: a bot is asked after every event."""
@@ -62,7 +65,13 @@ class TagironBot(Bot[Move]):
         )
         found = self._cache.get(key)
         if found is None:
-            found = Deduction(Position.from_view({**view, "seat": seat}))
+            position = Position.from_view({**view, "seat": seat})
+            if self.shared is not None:
+                found = self.shared.get(position_key(position))
+            if found is None:
+                found = Deduction(position)
+                if self.shared is not None:
+                    self.shared[position_key(position)] = found
             self._cache[key] = found
             while len(self._cache) > 8:
                 self._cache.popitem(last=False)
@@ -137,6 +146,17 @@ class ExpertBot(NormalBot):
         if s.may_declare and s.deduction.certain:
             return s.declare_best()
         return (self.group if s.players > 2 else self.duel).choose(s, rng)
+
+
+def position_key(position: Position) -> tuple[object, ...]:
+    """What a deduction depends on: one seat's tiles, the face-up cards and the log."""
+    return (
+        position.players,
+        position.seat,
+        position.hand,
+        position.face_up,
+        tuple(repr(e) for e in position.log),
+    )
 
 
 def make_bot(level: str) -> TagironBot:

@@ -107,7 +107,20 @@ def rival_race(
     hands_per_rival: int = HANDS_PER_RIVAL,
     max_worlds: int = MAX_WORLDS,
 ) -> RivalRace | None:
-    """Each rival's certainty in every world, or ``None`` when the worlds are too many."""
+    """Each rival's certainty in every world, or ``None`` when the worlds are too many.
+
+    Remembered on ``d``: a game's review asks again what the expert asked in play.
+    """
+    memo = d.__dict__.setdefault("_rival_race", {})
+    key = (tuple(rivals), hands_per_rival, max_worlds)
+    if key not in memo:
+        memo[key] = _rival_race(d, rivals, hands_per_rival, max_worlds)
+    return memo[key]
+
+
+def _rival_race(
+    d: Deduction, rivals: Sequence[int], hands_per_rival: int, max_worlds: int
+) -> RivalRace | None:
     worlds = list_worlds(d, max_worlds)
     if worlds is None:
         return None

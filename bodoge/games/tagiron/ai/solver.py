@@ -630,6 +630,14 @@ class Deduction:
         variants = list(dict.fromkeys(variants))
         if not variants:
             return {}
+        # remembered: a bot and a game's review may ask the same deduction again
+        memo = self.__dict__.setdefault("_bits", {})
+        found = memo.get(tuple(variants))
+        if found is None:
+            found = memo[tuple(variants)] = self._question_bits(variants)
+        return dict(found)
+
+    def _question_bits(self, variants: list[Variant]) -> dict[Variant, float]:
         ids = [VARIANT_INDEX[v] for v in variants]
         if self.position.players == 2:
             bits = self._bits_two(ids)
