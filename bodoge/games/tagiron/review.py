@@ -210,10 +210,13 @@ class SeatReview:
     @property
     def summary(self) -> str:
         """The score explained in one line (English; the page has its own words)."""
+        asked = len(self.questions)
         parts = [
             f"{100 * self.share:.0f}% of the best information "
-            f"({self.bits:.1f} of {self.best_bits:.1f} bits in {len(self.questions)} "
-            f"question{'s' if len(self.questions) != 1 else ''})"
+            f"({self.bits:.1f} of {self.best_bits:.1f} bits in {asked} "
+            f"question{'s' if asked != 1 else ''})"
+            if asked
+            else "no question asked"
         ]
         parts.append(_count(len(self.missed), "missed chance to declare", "missed chances"))
         parts.append(_count(self.hasty, "hasty wrong declaration", "hasty wrong declarations"))

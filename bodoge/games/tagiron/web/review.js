@@ -137,21 +137,20 @@ export function createReviewPanel({ load, goTo, seatNameNode }) {
           h("span", { class: ["rv-swatch", `rv-s${s.seat}`], "aria-hidden": "true" }),
           h("span", { class: "rv-name" }, seatNameNode(s.seat)),
           h("strong", { class: "rv-points" }, t("tg.review.score", { score: s.score })),
-          h(
-            "span",
-            { class: "rv-summary" },
-            t("tg.review.summary", {
-              share: pct(s.share),
-              bits: bits(s.bits),
-              best: bits(s.best_bits),
-              q: s.questions.length,
-              missed: s.missed.length,
-              hasty: s.hasty,
-            }),
-          ),
+          h("span", { class: "rv-summary" }, summary(s)),
         ),
       ),
     );
+  }
+
+  /** The score in one line: information, missed chances, hasty declarations. */
+  function summary(s) {
+    const info = s.questions.length
+      ? t("tg.review.info", { share: pct(s.share), bits: bits(s.bits), best: bits(s.best_bits), count: s.questions.length })
+      : t("tg.review.no_questions");
+    const missed = t("tg.review.missed_count", { count: s.missed.length });
+    const hasty = t("tg.review.hasty_count", { count: s.hasty });
+    return [info, missed, hasty].join(t("tg.review.sep"));
   }
 
   function legend() {
