@@ -458,11 +458,22 @@ class ScoreTally:
     levels: tuple[str, ...]
     scores: dict[str, list[int]] = field(default_factory=dict)
     seconds: list[float] = field(default_factory=list)
+    #: Per game, each level's mean score in it (the levels of one game are paired).
+    games: list[dict[str, float]] = field(default_factory=list)
 
     def add(self, reviewed: ReviewedGame) -> None:
         self.seconds.append(reviewed.seconds)
+        by_level: dict[str, list[int]] = {}
         for level, score in zip(reviewed.record.levels, reviewed.scores, strict=True):
             self.scores.setdefault(level, []).append(score)
+            by_level.setdefault(level, []).append(score)
+        self.games.append({level: sum(v) / len(v) for level, v in by_level.items()})
+
+    def difference(self, level: str, other: str) -> tuple[float, float, float]:
+        """``level``'s score minus ``other``'s in the same games: mean and 95% interval."""
+        d = [g[level] - g[other] for g in self.games if level in g and other in g]
+        mean, half = sum(d) / len(d), _half_width(d)
+        return mean, mean - half, mean + half
 
     def mean(self, level: str) -> tuple[float, float]:
         """The mean score of ``level`` and the half-width of its 95% interval."""

@@ -289,6 +289,13 @@ def render_scores(console: Console, tally: ScoreTally, players: int) -> None:
         seats = len(tally.scores[level])
         table.add_row(level, str(seats), f"{mean:.1f}", f"{mean - half:.1f}–{mean + half:.1f}")
     console.print(table)
+    distinct = list(dict.fromkeys(tally.levels))
+    for other in distinct[1:]:
+        d, lo, hi = tally.difference(distinct[0], other)
+        console.print(
+            f"{distinct[0]} − {other} in the same games: {d:+.1f} points "
+            f"(paired 95% CI {lo:+.1f} to {hi:+.1f})"
+        )
     median, p90, most = decision_times(tally.seconds)
     console.print(
         f"A game's review took a median {_ms(median)} (90% within {_ms(p90)}, longest {_ms(most)})"

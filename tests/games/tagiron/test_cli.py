@@ -199,3 +199,4 @@ def test_selfplay_review_prints_each_levels_mean_score(capsys) -> None:
     out = capsys.readouterr().out
     assert "3 games, 3 players" in out and "Review score by level" in out
     assert "normal" in out and "easy" in out and "A game's review took" in out
+    assert "normal − easy in the same games:" in out
