@@ -6,6 +6,7 @@ Everything here reads; every change goes through the WebSocket
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from functools import partial
 from typing import TYPE_CHECKING
@@ -143,19 +144,25 @@ async def review(server: Server, request: Request) -> Response:
         return http_error(409, "not_finished", "the review is shown once the game is over")
     kept = server.reviews
     found = kept.get(table.id)
-    if found is None:
-        history = table.history(None)
-        try:
-            wanted = {k: history[k] for k in ("table", "seed", "options", "moves")}
-            found = await server.bots.review(table.game.id, wanted)
-        except Exception:
-            log.exception("the review of table %s failed", table.id)
-            return http_error(500, "internal_error", "the review failed")
-        if found is None:
-            return http_error(404, "no_review", f"{table.game.id} has no game review")
-        kept[table.id] = found
-        while len(kept) > REVIEWS_KEPT:
-            kept.popitem(last=False)
-    else:
+    if found is not None:
         kept.move_to_end(table.id)
+        return JSONResponse(found)
+    # Visitors asking at once share one computation.
+    running = server.reviews_running.get(table.id)
+    if running is None:
+        history = table.history(None)
+        wanted = {k: history[k] for k in ("table", "seed", "options", "moves")}
+        running = asyncio.ensure_future(server.bots.review(table.game.id, wanted))
+        server.reviews_running[table.id] = running
+        running.add_done_callback(lambda _: server.reviews_running.pop(table.id, None))
+    try:
+        found = await asyncio.shield(running)
+    except Exception:
+        log.exception("the review of table %s failed", table.id)
+        return http_error(500, "internal_error", "the review failed")
+    if found is None:
+        return http_error(404, "no_review", f"{table.game.id} has no game review")
+    kept[table.id] = found
+    while len(kept) > REVIEWS_KEPT:
+        kept.popitem(last=False)
     return JSONResponse(found)

@@ -107,19 +107,24 @@ class BotRunner:
         # Worker processes import the registry themselves; threads use ours.
         self._games = None if workers > 0 else games
         self._pool: Executor | None = None
+        #: Reviews run in a worker of their own, started when first asked for: a
+        #: review takes seconds, and no bot at a live table should wait for it.
+        self._review_pool: Executor | None = None
 
     def _executor(self) -> Executor:
         if self._pool is None:
-            if self.workers > 0:
-                self._pool = ProcessPoolExecutor(
-                    self.workers,
-                    mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_start_worker,
-                    initargs=(os.getpid(),),
-                )
-            else:
-                self._pool = ThreadPoolExecutor(2, thread_name_prefix="bot")
+            self._pool = self._new_pool(self.workers, "bot")
         return self._pool
+
+    def _new_pool(self, workers: int, name: str) -> Executor:
+        if self.workers > 0:
+            return ProcessPoolExecutor(
+                workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_start_worker,
+                initargs=(os.getpid(),),
+            )
+        return ThreadPoolExecutor(2, thread_name_prefix=name)
 
     def warm_up(self) -> None:
         """Start the workers now rather than on the first bot move."""
@@ -137,8 +142,19 @@ class BotRunner:
         return await self._run(partial(run_assist, game_id, view, seat, self._games))
 
     async def review(self, game_id: str, history: Mapping[str, JSON]) -> dict[str, JSON] | None:
-        """A finished game's review (the game's ``review``), worked out in a worker."""
-        return await self._run(partial(run_review, game_id, history, self._games))
+        """A finished game's review (the game's ``review``), worked out in its own worker."""
+        if self._review_pool is None:
+            self._review_pool = self._new_pool(1, "review")
+        job = partial(run_review, game_id, history, self._games)
+        loop = asyncio.get_running_loop()
+        try:
+            return await asyncio.wait_for(
+                loop.run_in_executor(self._review_pool, job), self.timeout
+            )
+        except BrokenProcessPool:
+            log.error("the review worker died; restarting it")
+            self._review_pool = None
+            raise
 
     async def _run(self, job: Callable[[], T]) -> T:
         loop = asyncio.get_running_loop()
@@ -151,7 +167,8 @@ class BotRunner:
             raise
 
     async def close(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            # Waiting (in a thread) lets the workers exit cleanly instead of being orphaned.
-            await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
+        for pool in (self._pool, self._review_pool):
+            if pool is not None:
+                # Waiting (in a thread) lets the workers exit cleanly instead of being orphaned.
+                await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
+        self._pool = self._review_pool = None

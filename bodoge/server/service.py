@@ -75,6 +75,8 @@ class Server:
         self.counters.on_fanout = self.metrics.fanout_seconds.observe
         #: Finished tables' reviews, by table id, the most recently asked last.
         self.reviews: OrderedDict[str, dict[str, JSON]] = OrderedDict()
+        #: Reviews being worked out, by table id (visitors asking at once share one).
+        self.reviews_running: dict[str, asyncio.Future[dict[str, JSON] | None]] = {}
 
     async def start(self) -> None:
         self.store = self._given_store or await open_store(self.config.db_url)
