@@ -52,7 +52,7 @@ def test_review_of_a_finished_four_player_game(open_page, screenshot_dir):
     assert sorted(question_marks) == sorted(q["mark"] for q in asked)
     for q in asked:
         entry = page.locator(f"[data-testid=log-entry][data-n='{q['n']}']")
-        text = entry.locator("[data-testid=review-mark]").first.inner_text()
+        text = entry.locator(f"[data-testid=review-mark][data-mark={q['mark']}]").inner_text()
         assert f"{q['bits']:.2f}ビット" in text
         if (q["best"]["card"], q["best"]["choice"]) != (q["card"], q["choice"]):
             assert "最善：" in text and f"{q['best_bits']:.2f}ビット" in text
@@ -93,8 +93,8 @@ def test_review_of_a_finished_four_player_game(open_page, screenshot_dir):
         ui.show_panel(p, "review")
         # a desktop shows the board from its top; a phone, the review under its tab
         p.evaluate(
-            "() => innerWidth >= 800 ? scrollTo(0, 0)"
-            " : document.querySelector('.tp-tabs').scrollIntoView({block: 'start'})"
+            "() => scrollTo(0, innerWidth >= 800 ? 0 : scrollY"
+            " + document.querySelector('.tp-tabs').getBoundingClientRect().top - 190)"
         )
 
     ui.screenshots(

@@ -26,10 +26,10 @@ What is judged (the thresholds are the constants below, explained in
   weighs the race: which rivals are certain, who asks next).  A guess that
   costs nothing (the 2-player final declaration, the last turns once no
   question can be asked) is never a mistake;
-* **a missed chance**: a moment the seat could declare and was certain (with
-  3–4 players: or past the expert's threshold) but the next move was not its
-  declaration — with 2 players only its own turns count, since it may declare
-  only then.
+* **a missed chance**: a turn of its own on which the seat could declare and
+  was certain (with 3–4 players: or past the expert's threshold) but asked or
+  passed instead.  Out of turn it is not counted: whoever moved first may
+  simply have been quicker.
 
 The **score** of a seat (0–100) is the share of the best information its
 questions gathered (all its questions' bits over all their best bits, in
@@ -362,9 +362,9 @@ def review_seat(
             if players > 2:
                 done = True
                 continue
-        # a declaration by another seat may have beaten it to it: a race, not a choice
-        raced = entry is not None and not mine and kind == "declaration"
-        if view["may_declare"] and not (mine and kind == "declaration") and not raced:
+        # Only its own turns count: it asked (or passed) instead.  Out of turn, whoever
+        # moved first may simply have been quicker (a bot's pace, a quick asker).
+        if mine and kind in ("question", "pass") and view["may_declare"]:
             should = d.certain if players == 2 else expert_declares(t)
             if should:
                 missed.append(MissedChance(t + 1, d.best()[1], d.certain))

@@ -13,7 +13,7 @@ const H = 170;
 const PAD = { left: 34, right: 8, top: 8, bottom: 22 };
 
 const pct = (x) => Math.round(x * 100);
-const bits = (x) => (Math.round(x * 100) / 100).toFixed(2);
+const bits = (x) => x.toFixed(2); // as Python formats it (the exact binary value)
 
 /**
  * `load()` fetches the review (resolves to its JSON or throws); `goTo(step)`
