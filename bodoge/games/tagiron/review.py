@@ -26,10 +26,10 @@ What is judged (the thresholds are the constants below, explained in
   weighs the race: which rivals are certain, who asks next).  A guess that
   costs nothing (the 2-player final declaration, the last turns once no
   question can be asked) is never a mistake;
-* **a missed chance**: a turn of its own on which the seat could declare and
-  was certain (with 3–4 players: or past the expert's threshold) but asked or
-  passed instead.  Out of turn it is not counted: whoever moved first may
-  simply have been quicker.
+* **a missed chance**: a move made while the seat could declare and was certain
+  (with 3–4 players: or past the expert's threshold) and did not — its own
+  question or pass, or another seat's move, except the first move by another
+  seat once it could: that seat may simply have been quicker.
 
 The **score** of a seat (0–100) is the share of the best information its
 questions gathered (all its questions' bits over all their best bits, in
@@ -326,6 +326,7 @@ def review_seat(
     declarations: list[DeclarationReview] = []
     missed: list[MissedChance] = []
     done = False  # with 3–4 players, once this seat has declared
+    waited = False  # whether it could and should have declared at the moment before
     for t, view in enumerate(seen):
         candidates.append(None if done else deduction(t).candidate_count)
         if t + 1 >= len(seen):
@@ -362,12 +363,17 @@ def review_seat(
             if players > 2:
                 done = True
                 continue
-        # Only its own turns count: it asked (or passed) instead.  Out of turn, whoever
-        # moved first may simply have been quicker (a bot's pace, a quick asker).
-        if mine and kind in ("question", "pass") and view["may_declare"]:
-            should = d.certain if players == 2 else expert_declares(t)
-            if should:
-                missed.append(MissedChance(t + 1, d.best()[1], d.certain))
+        # Out of turn, the first move by another seat after this one could declare is
+        # not counted: that seat may simply have been quicker (a bot's pace, a quick
+        # asker).  Its own question or pass instead, or a further move, is a choice.
+        should = (
+            view["may_declare"]
+            and not (mine and kind == "declaration")
+            and (d.certain if players == 2 else expert_declares(t))
+        )
+        if should and (mine or waited):
+            missed.append(MissedChance(t + 1, d.best()[1], d.certain))
+        waited = bool(should)
     return SeatReview(seat, tuple(candidates), tuple(questions), tuple(declarations), tuple(missed))
 
 

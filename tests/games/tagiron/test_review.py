@@ -324,3 +324,41 @@ def test_the_normal_bot_scores_clearly_above_the_easy_bot() -> None:
         tally.add(reviewed)
     (normal, half_n), (easy, half_e) = tally.mean("normal"), tally.mean("easy")
     assert normal - half_n > easy + half_e
+
+
+def test_out_of_turn_the_first_move_by_another_seat_is_not_a_missed_chance() -> None:
+    """3–4 players: the seat that moved first may have been quicker; after that, waiting
+    is a choice, and so is asking on one's own turn."""
+    from bodoge.games.tagiron.ai.group import GroupExpert
+    from bodoge.games.tagiron.ai.situation import Situation
+    from bodoge.games.tagiron.review import known
+
+    found_grace = found_waited = 0
+    for seed in range(3):
+        record = play_game(3, ["normal", "normal", "easy"], seed)
+        views = seat_views(3, seed, record.moves)
+        for seat in range(3):
+            review = review_seat(views[seat], seat)
+            declared_at = next((d.n for d in review.declarations), len(record.moves) + 1)
+            should = []
+            for t in range(min(declared_at, len(record.moves))):
+                view = known(views[seat][t], seat)
+                d = Deduction(Position.from_view(view))
+                should.append(
+                    view["may_declare"] and GroupExpert().should_declare(Situation(view, seat, d))
+                )
+            expected = [
+                t + 1
+                for t in range(len(should))
+                if should[t]
+                and t + 1 != declared_at
+                and (record.moves[t][0] == seat or (t > 0 and should[t - 1]))
+            ]
+            assert [m.n for m in review.missed] == expected
+            found_grace += sum(
+                1
+                for t in range(len(should))
+                if should[t] and record.moves[t][0] != seat and not (t and should[t - 1])
+            )
+            found_waited += len(expected)
+    assert found_grace and found_waited  # both cases met
