@@ -400,6 +400,8 @@ class ReviewedGame:
     scores: tuple[int, ...]
     #: Seconds the review of the whole game took.
     seconds: float
+    #: Per seat: the share of the best information, missed chances, hasty declarations.
+    parts: tuple[tuple[float, int, int], ...] = ()
 
 
 def review_record(record: GameRecord, shared: dict | None = None) -> ReviewedGame:
@@ -419,7 +421,8 @@ def review_record(record: GameRecord, shared: dict | None = None) -> ReviewedGam
     started = time.perf_counter()
     review = review_game(len(record.levels), record.seed, record.moves, deduce=deduce)
     seconds = time.perf_counter() - started
-    return ReviewedGame(record, tuple(s.score for s in review.seats), seconds)
+    parts = tuple((s.share, len(s.missed), s.hasty) for s in review.seats)
+    return ReviewedGame(record, tuple(s.score for s in review.seats), seconds, parts)
 
 
 def _review_many(args: tuple[int, tuple[str, ...], int, list[int]]) -> list[ReviewedGame]:
@@ -460,6 +463,9 @@ class ScoreTally:
     seconds: list[float] = field(default_factory=list)
     #: Per game, each level's mean score in it (the levels of one game are paired).
     games: list[dict[str, float]] = field(default_factory=list)
+    #: Per level: the share of the best information, missed chances and hasty
+    #: declarations of each of its seats.
+    parts: dict[str, list[tuple[float, int, int]]] = field(default_factory=dict)
 
     def add(self, reviewed: ReviewedGame) -> None:
         self.seconds.append(reviewed.seconds)
@@ -468,6 +474,14 @@ class ScoreTally:
             self.scores.setdefault(level, []).append(score)
             by_level.setdefault(level, []).append(score)
         self.games.append({level: sum(v) / len(v) for level, v in by_level.items()})
+        for level, part in zip(reviewed.record.levels, reviewed.parts, strict=True):
+            self.parts.setdefault(level, []).append(part)
+
+    def breakdown(self, level: str) -> tuple[float, float, float]:
+        """``level``'s mean share of the best information, missed chances and hasty
+        declarations a game."""
+        parts = self.parts[level]
+        return tuple(sum(p[i] for p in parts) / len(parts) for i in range(3))  # type: ignore[return-value]
 
     def difference(self, level: str, other: str) -> tuple[float, float, float]:
         """``level``'s score minus ``other``'s in the same games: mean and 95% interval."""

@@ -280,14 +280,28 @@ def render_scores(console: Console, tally: ScoreTally, players: int) -> None:
     from bodoge.games.tagiron.selfplay import decision_times
 
     games = len(tally.seconds)
-    console.print(f"{games} games, {players} players, seats rotated · review scores (0–100)")
+    console.print(
+        f"{games} games, {players} players, seats rotated · review scores (0–100); "
+        "information: the share of the best bits its questions gathered; missed chances "
+        "and hasty wrong declarations a game"
+    )
     table = Table(title="Review score by level", title_justify="left")
-    for column in ("level", "seats", "mean score", "95% CI"):
+    columns = ("level", "seats", "mean score", "95% CI", "information", "missed", "hasty")
+    for column in columns:
         table.add_column(column, justify="left" if column == "level" else "right")
     for level in dict.fromkeys(tally.levels):
         mean, half = tally.mean(level)
         seats = len(tally.scores[level])
-        table.add_row(level, str(seats), f"{mean:.1f}", f"{mean - half:.1f}–{mean + half:.1f}")
+        share, missed, hasty = tally.breakdown(level)
+        table.add_row(
+            level,
+            str(seats),
+            f"{mean:.1f}",
+            f"{mean - half:.1f}–{mean + half:.1f}",
+            f"{share:.1%}",
+            f"{missed:.2f}",
+            f"{hasty:.2f}",
+        )
     console.print(table)
     distinct = list(dict.fromkeys(tally.levels))
     for other in distinct[1:]:
