@@ -40,9 +40,8 @@ it in one line.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from bodoge.core.game import Seat
@@ -247,8 +246,6 @@ def _count(n: int, one: str, many: str) -> str:
 class GameReview:
     players: int
     seats: tuple[SeatReview, ...]
-    #: How the moves went, for the page: mover and kind of each move.
-    moves: tuple[tuple[Seat | None, str], ...] = field(default=())
 
     def to_json(self) -> dict[str, JSON]:
         return {
@@ -445,9 +442,9 @@ def review_game(
 ) -> GameReview:
     """Every seat's review of a game given by its options, seed and moves."""
     views = seat_views(players, seed, moves)
-    seats = tuple(review_seat(views[s], s, deduce=deduce) for s in range(players))
-    kinds = tuple((seat, type(move).__name__.lower()) for seat, move in moves)
-    return GameReview(players, seats, kinds)
+    return GameReview(
+        players, tuple(review_seat(views[s], s, deduce=deduce) for s in range(players))
+    )
 
 
 class HistoryError(ValueError):
@@ -491,10 +488,6 @@ def review_history(data: JSON, *, deduce: Deduce = Deduction) -> GameReview:
         views = seat_views(players, seed, moves)
     except Exception as exc:
         raise HistoryError(f"the moves do not replay: {exc}") from None
-    seats = tuple(review_seat(views[s], s, deduce=deduce) for s in range(players))
-    kinds = tuple((seat, type(move).__name__.lower()) for seat, move in moves)
-    return GameReview(players, seats, kinds)
-
-
-def mean(values: Sequence[float]) -> float:
-    return math.fsum(values) / len(values) if values else 0.0
+    return GameReview(
+        players, tuple(review_seat(views[s], s, deduce=deduce) for s in range(players))
+    )
