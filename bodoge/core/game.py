@@ -25,7 +25,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import ClassVar, Generic, TypeVar
+from typing import ClassVar, Generic, Literal, TypeVar
 
 from bodoge.core.values import JSON
 
@@ -121,6 +121,30 @@ class Clock(Generic[M]):
     move: M
 
 
+@dataclass(frozen=True)
+class OptionField:
+    """One table option as every page shows it (the waiting room, the lobby's cards).
+
+    ``key`` names the option in ``options_json``; ``label`` is the key of its
+    label in the front-end's strings (the game's ``web/strings.js`` or the
+    shell's); ``kind`` says how its value reads:
+
+    * ``"players"`` — a count of players;
+    * ``"flag"`` — true or false, shown as on/off;
+    * ``"choice"`` — one of a few strings, each shown as ``{label}_{value}``.
+
+    >>> OptionField("language", "choice", "il.opt.language").to_json()
+    {'key': 'language', 'kind': 'choice', 'label': 'il.opt.language'}
+    """
+
+    key: str
+    kind: Literal["players", "flag", "choice"]
+    label: str
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"key": self.key, "kind": self.kind, "label": self.label}
+
+
 class Bot(ABC, Generic[M]):
     """A computer player.  It sees exactly what a person in that seat sees: the seat's view."""
 
@@ -139,6 +163,13 @@ class Game(ABC, Generic[S, M, Opts]):
     min_seats: ClassVar[int]
     max_seats: ClassVar[int]
     bot_levels: ClassVar[Sequence[str]] = ()
+    #: The options every page shows for a table of this game, in order (the waiting
+    #: room lists them to everyone); options left out are not shown (a deck's seed).
+    option_fields: ClassVar[Sequence[OptionField]] = (
+        OptionField("players", "players", "lobby.players"),
+    )
+    #: Whether :meth:`assist` answers: the table then has an ``assistant`` setting.
+    has_assistant: ClassVar[bool] = False
 
     @abstractmethod
     def options(self, raw: Mapping[str, JSON] | None = None) -> Opts:

@@ -15,6 +15,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from bodoge.core.values import JSON
+from bodoge.server import settings
 from bodoge.server.assets import error as http_error
 from bodoge.server.collector import COLLECTOR
 from bodoge.server.protocol import TABLE_ID, ProtocolError, iso
@@ -36,6 +38,7 @@ def api_routes(server: Server) -> list[BaseRoute]:
         Route("/api/tables/{table_id}", partial(table_summary, server)),
         Route("/api/tables/{table_id}/history", partial(history, server)),
         Route("/api/tables/{table_id}/review", partial(review, server)),
+        Route("/api/players/me/games", partial(my_games, server)),
     ]
 
 
@@ -56,6 +59,11 @@ async def games(server: Server, request: Request) -> Response:
                 "max_seats": g.max_seats,
                 "bot_levels": list(g.bot_levels),
                 "defaults": g.options_json(g.options({})),
+                # What a table shows of its options and settings (the waiting room).
+                "fields": {
+                    "options": [f.to_json() for f in g.option_fields],
+                    "settings": settings.fields(g),
+                },
             }
             for g in server.games.values()
         ]
@@ -166,3 +174,49 @@ async def review(server: Server, request: Request) -> Response:
     while len(kept) > REVIEWS_KEPT:
         kept.popitem(last=False)
     return JSONResponse(found)
+
+
+#: The most finished games ``/api/players/me/games`` lists.
+MY_GAMES = 50
+
+
+async def my_games(server: Server, request: Request) -> Response:
+    """The finished games of the player whose token comes in ``Authorization: Bearer``."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme != "Bearer" or not token:
+        return http_error(401, "bad_token", "send your token as Authorization: Bearer")
+    try:
+        player = await server.players.by_token(token)
+    except ProtocolError:
+        return http_error(401, "bad_token", "no player has this token")
+    games = []
+    for bundle in await server.store.played_tables(player.id, MY_GAMES):
+        record, names = bundle.table, bundle.players
+        you = next(s.seat for s in bundle.seats if player.id in (s.player, s.left))
+        places = (record.result or {}).get("places") or []
+        seats: list[dict[str, JSON]] = []
+        for s in bundle.seats:
+            person = s.player if s.kind == "human" else s.left
+            seats.append(
+                {
+                    "seat": s.seat,
+                    "kind": s.kind,
+                    "name": names[person].name if person in names else None,
+                    "level": s.level,
+                    "left": s.left is not None,
+                    "place": places[s.seat] if s.seat < len(places) else None,
+                }
+            )
+        games.append(
+            {
+                "id": record.id,
+                "game": record.game,
+                "options": record.options,
+                "created_at": iso(record.created_at),
+                "finished_at": iso(record.finished_at),
+                "result": record.result,
+                "you": you,
+                "seats": seats,
+            }
+        )
+    return JSONResponse({"games": games})

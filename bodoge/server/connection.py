@@ -373,6 +373,34 @@ class Connection:
 
         await tables.replicas.command(req, player, here, reply)
 
+    async def _table_rematch(self, req: Request, player: Player) -> None:
+        tables, gone = self.server.tables, None
+        for _ in range(2):
+            table_id, seat, made = await self._call(req, LiveTable.rematch_for, player.id, gone)
+            if made:
+                break
+            # Confirming another player's proposal: the same seat there, else a free one.
+            joined: list[dict[str, JSON]] = []
+            try:
+                try:
+                    await tables.call(table_id, LiveTable.join, player.id, seat, joined.append)
+                except ProtocolError as exc:
+                    if exc.code == "seat_taken":
+                        await tables.call(table_id, LiveTable.join, player.id, None, joined.append)
+                    elif exc.code != "already_seated":
+                        raise
+            except ProtocolError as exc:
+                if exc.code != "unknown_table":
+                    raise
+                gone = table_id  # everyone left the rematch: propose a new one
+                continue
+            if joined:
+                seat = int(joined[0]["seat"])  # type: ignore[arg-type]
+            else:
+                seat = (await tables.get(table_id)).seat_of(player.id) or 0
+            break
+        self.reply_to(req)({"type": "ack", "table": table_id, "seat": seat})
+
     async def _table_open(self, req: Request, player: Player) -> None:
         table_id = req.table()
         since, chat_since = req.opt_int("since"), req.opt_int("chat_since")
@@ -444,6 +472,7 @@ HANDLERS: dict[str, Handler] = {
     "table.add_bot": Connection._table_command,
     "table.remove_bot": Connection._table_command,
     "table.start": Connection._table_command,
+    "table.rematch": Connection._table_rematch,
     "table.open": Connection._table_open,
     "table.close": Connection._table_close,
     "move": Connection._table_command,

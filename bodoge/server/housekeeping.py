@@ -58,8 +58,9 @@ async def remove_unused_decks(server: Server) -> int:
         return 0
     now = now_ms()
     in_use: set[str] = set()
-    for table in server.tables.open_tables():
-        in_use |= named_sets(table.options_json)
+    for table in server.tables.live.values():
+        if table.status != "finished":
+            in_use |= named_sets(table.options_json)
     await server.store.use_picture_sets(in_use, now)
     before = now - round(seconds * 1000)
     removed = 0

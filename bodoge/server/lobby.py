@@ -1,4 +1,5 @@
-"""The lobby: every waiting or running table, live-updated for those who watch it.
+"""The lobby: the tables one can join or watch (:attr:`LiveTable.listed`), live-updated
+for those who watch it.
 
 In a cluster every process's lobby lists every open table of the cluster: the tables this
 process runs, and those the other processes run, which their owners publish on
@@ -30,7 +31,7 @@ class Lobby:
     def subscribe(self, sub: Subscriber, tables: Iterable[LiveTable]) -> dict[str, JSON]:
         """Watch the lobby; returns the ``lobby`` message listing the open tables now."""
         self._subs.add(sub)
-        listed = [t.summary() for t in tables if t.status != "finished"]
+        listed = [t.summary() for t in tables if t.listed]
         here = {s["id"] for s in listed}
         listed += [s for table_id, s in self.remote.items() if table_id not in here]
         listed.sort(key=lambda s: (str(s["created_at"]), str(s["id"])))
@@ -40,7 +41,7 @@ class Lobby:
         self._subs.discard(sub)
 
     def changed(self, table: LiveTable) -> None:
-        if table.status == "finished":
+        if not table.listed:
             self.removed(table.id)
             return
         summary = table.summary()

@@ -3,19 +3,23 @@
 >>> from bodoge.games import get
 >>> s = parse_settings({"turn_seconds": 60}, get("tagiron"))
 >>> s.to_json()
-{'turn_seconds': 60, 'timeout_bot': 'normal', 'assistant': True, 'bot_pace': 'normal'}
+{'turn_seconds': 60, 'timeout_bot': 'normal', 'assistant': None, 'bot_pace': 'normal'}
+
+The assistant (a game's, see ``Game.assist``) is on, off, or ``None``: it follows
+the seats, on only for one person playing against bots (:func:`assistant_on`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bodoge.core.game import Game
-from bodoge.core.values import is_whole
+from bodoge.core.values import JSON, is_whole
 from bodoge.server.pace import DEFAULT_PACE, PACES
 from bodoge.server.protocol import ProtocolError
+from bodoge.store import SeatRecord
 
 MIN_TURN_SECONDS = 5
 MAX_TURN_SECONDS = 3600
@@ -28,8 +32,9 @@ class TableSettings:
     turn_seconds: float | None = None
     #: The bot level that plays timed-out turns and replaces players who leave.
     timeout_bot: str | None = None
-    #: Whether seated players may ask the game's assistant for an analysis.
-    assistant: bool = True
+    #: Whether seated players may ask the game's assistant for an analysis;
+    #: ``None`` (the default): only when one person plays against bots.
+    assistant: bool | None = None
     #: How fast the table's bots play (:mod:`bodoge.server.pace`): fast, normal or slow.
     bot_pace: str = DEFAULT_PACE
 
@@ -67,9 +72,11 @@ def parse_settings(raw: Mapping[str, Any] | None, game: Game) -> TableSettings:
         raise ProtocolError("bad_options", f"{game.id} has no bot level {str(bot)[:40]!r}")
     if seconds is not None and bot is None:
         raise ProtocolError("bad_options", "a turn limit needs a timeout_bot to play late turns")
-    assistant = raw.get("assistant", True)
-    if not isinstance(assistant, bool):
-        raise ProtocolError("bad_options", "assistant is true or false")
+    assistant = raw.get("assistant")
+    if assistant is not None and not isinstance(assistant, bool):
+        raise ProtocolError("bad_options", "assistant is true, false or null (by the seats)")
+    if not game.has_assistant:
+        assistant = False
     pace = raw.get("bot_pace", DEFAULT_PACE)
     if pace not in PACES:
         raise ProtocolError("bad_options", f"bot_pace is one of {', '.join(PACES)}")
@@ -81,6 +88,65 @@ def settings_from_json(data: Mapping[str, Any]) -> TableSettings:
     return TableSettings(
         turn_seconds=data.get("turn_seconds"),
         timeout_bot=data.get("timeout_bot"),
-        assistant=bool(data.get("assistant", True)),
+        # Tables stored before the default followed the seats had it on.
+        assistant=_stored_assistant(data.get("assistant", True)),
         bot_pace=data.get("bot_pace", DEFAULT_PACE),
     )
+
+
+def _stored_assistant(value: Any) -> bool | None:
+    return None if value is None else bool(value)
+
+
+def people(seats: Sequence[SeatRecord]) -> int:
+    """How many people sit (or sat, before a bot took their seat) at a table."""
+    return sum(1 for s in seats if s.kind == "human" or s.left is not None)
+
+
+def assistant_on(settings: TableSettings, seats: Sequence[SeatRecord]) -> bool:
+    """Whether the assistant answers at this table.
+
+    Left to the seats (``None``), it is on only while exactly one person sits
+    (or sat) at the table: a person alone against bots may learn with it, but
+    between people it would play for whoever looks at it.  Once the game has
+    started the seats of people who left still count, so it never changes
+    mid-game.
+
+    >>> alone = [SeatRecord(0, "human", "p_a"), SeatRecord(1, "bot", level="easy")]
+    >>> two = [SeatRecord(0, "human", "p_a"), SeatRecord(1, "human", "p_b")]
+    >>> auto = TableSettings()
+    >>> on = TableSettings(assistant=True)
+    >>> assistant_on(auto, alone), assistant_on(auto, two), assistant_on(on, two)
+    (True, False, True)
+    """
+    if settings.assistant is not None:
+        return settings.assistant
+    return people(seats) == 1
+
+
+#: The table settings every page shows, for the games they apply to (see ``fields``).
+SETTING_FIELDS: tuple[dict[str, str], ...] = (
+    {"key": "turn_seconds", "kind": "seconds", "label": "lobby.turn_timer"},
+    {"key": "timeout_bot", "kind": "bot", "label": "lobby.timeout_bot"},
+    {"key": "assistant", "kind": "assistant", "label": "lobby.assistant"},
+    # A choice's value reads as the string ``{values}{value}`` (``pace.fast``).
+    {"key": "bot_pace", "kind": "choice", "label": "lobby.bot_pace", "values": "pace."},
+)
+
+
+def fields(game: Game) -> list[dict[str, JSON]]:
+    """The settings a table of ``game`` shows: a turn limit and its bot only with bots,
+    the assistant only where the game has one.
+
+    >>> from bodoge.games import get
+    >>> [f["key"] for f in fields(get("illustori"))]
+    ['turn_seconds', 'timeout_bot', 'bot_pace']
+    """
+    shown: list[dict[str, JSON]] = []
+    for f in SETTING_FIELDS:
+        if f["key"] in ("turn_seconds", "timeout_bot", "bot_pace") and not game.bot_levels:
+            continue
+        if f["key"] == "assistant" and not game.has_assistant:
+            continue
+        shown.append(dict(f))
+    return shown

@@ -32,7 +32,7 @@ from bodoge.server.pace import Pace
 from bodoge.server.protocol import ProtocolError, encode, iso, now_ms
 from bodoge.server.render import Facts, Step
 from bodoge.server.seating import Seating
-from bodoge.server.settings import TableSettings, settings_from_json
+from bodoge.server.settings import TableSettings, assistant_on, settings_from_json
 from bodoge.server.timers import Alarm, next_clock_deadline, next_deadlines
 from bodoge.store import (
     Fenced,
@@ -105,6 +105,10 @@ class TableHost(Protocol):
     def known(self, player_id: str, name: str) -> Player:
         """A player another process told of, held in memory while the table holds it."""
 
+    async def rematch(self, table: LiveTable, player_id: str, seat: Seat) -> str:
+        """A new waiting table like ``table`` (game, options, settings, its bots in their
+        seats; a new seed), the player in ``seat``: its id."""
+
 
 class LiveTable:
     """A table in memory.  Use :meth:`call` (or :meth:`post`) for everything that changes it."""
@@ -160,6 +164,9 @@ class LiveTable:
         self._remote_watchers: dict[str, int] = {}
         #: Cluster: publications on the table's channel so far (replicas find gaps by it).
         self.seq = 0
+        #: The table of the rematch a player proposed once this game was over (kept in
+        #: memory only: a finished table that left memory and is opened again has none).
+        self.rematch: str | None = None
 
     # What the summary shows: setting any of these drops the cached summary, so a
     # snapshot sent right after a change can never show the table as it was.
@@ -361,13 +368,38 @@ class LiveTable:
                 "game": self.game.id,
                 "options": self.options_json,
                 "settings": self.settings.to_json(),
+                # Whether the assistant answers now (its setting may leave it to the seats).
+                "assistant": self.assistant,
                 "status": self.status,
                 "host": self.seating.host,
                 "created_at": iso(self.created_at),
                 "seats": self.seats_json(),
                 "n": len(self.steps),
+                "rematch": self.rematch,
             }
         return self._summary
+
+    @property
+    def listed(self) -> bool:
+        """Whether the lobby lists the table: only one somebody can join or watch.
+
+        A running game may be watched; a waiting table while a seat is free (anyone
+        may join and start it) or one of its people is here to start it.  A full
+        waiting table whose people are all away is not listed (it is deleted after
+        ``waiting_seconds``), nor is a finished one.
+        """
+        if self.status == "playing":
+            return True
+        if self.status != "waiting":
+            return False
+        return not self.seating.full or any(
+            self.audience.present(s.player) for s in self.seats if s.player
+        )
+
+    @property
+    def assistant(self) -> bool:
+        """Whether seated players may ask the game's assistant (``settings.assistant_on``)."""
+        return self.game.has_assistant and assistant_on(self.settings, self.seats)
 
     def _seats_changed(self) -> None:
         self._summary = None
@@ -381,6 +413,8 @@ class LiveTable:
             "table": self.id,
             "seats": self.seats_json(),
             "status": self.status,
+            "assistant": self.assistant,
+            "rematch": self.rematch,
         }
 
     # --- what a seat sees (rendered by bodoge.server.render) ---------------------------
@@ -725,9 +759,26 @@ class LiveTable:
         )
         reply({"type": "ack", "table": self.id, "line": line.line})
 
+    async def rematch_for(self, player_id: str, gone: str | None) -> tuple[str, Seat, bool]:
+        """The rematch of this finished game for one of its players: ``(table, the player's
+        seat here, whether it was made now)``.
+
+        The first player to ask makes it (:meth:`TableHost.rematch`); everyone watching is
+        told (``table.seats``), and the others confirm by asking too, which seats them.
+        ``gone`` is a rematch found deleted (everyone left it): a new one is made.
+        """
+        if self.status != "finished":
+            raise ProtocolError("not_finished", "a rematch follows a finished game")
+        seat = self.seating.need_seated(player_id)
+        if self.rematch is not None and self.rematch != gone:
+            return self.rematch, seat, False
+        self.rematch = await self.host.rematch(self, player_id, seat)
+        self._seats_changed()
+        return self.rematch, seat, True
+
     async def view_for_assist(self, player_id: str) -> tuple[int, Seat, dict[str, JSON]]:
-        if not self.settings.assistant:
-            raise ProtocolError("no_assistant", "this table's settings turn the assistant off")
+        if not self.assistant:
+            raise ProtocolError("no_assistant", "the assistant is off at this table")
         seat = self.seating.need_seated(player_id)
         if self.state is None:
             raise ProtocolError("not_playing", "the game has not started")

@@ -19,7 +19,7 @@ import asyncio
 import logging
 import secrets
 from collections import Counter
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bodoge.core.errors import BadOptions
@@ -33,7 +33,7 @@ from bodoge.server.lobby import Lobby
 from bodoge.server.pictures import named_sets
 from bodoge.server.protocol import TABLE_ID, ProtocolError, now_ms
 from bodoge.server.quotas import Buckets
-from bodoge.server.settings import parse_settings
+from bodoge.server.settings import TableSettings, parse_settings
 from bodoge.server.stats import Counters
 from bodoge.server.table import LiveTable, Reply
 from bodoge.store import PlayerRecord, SeatRecord, Store, TableRecord
@@ -259,7 +259,8 @@ class Tables:
         )
 
     def open_tables(self) -> list[LiveTable]:
-        return [t for t in self.live.values() if t.status != "finished"]
+        """The tables the lobby lists (:attr:`LiveTable.listed`)."""
+        return [t for t in self.live.values() if t.listed]
 
     async def create(
         self,
@@ -270,12 +271,6 @@ class Tables:
         raw_bots: object,
         reply: Reply,
     ) -> None:
-        cap = self.config.quotas.waiting_tables_per_player
-        if cap and self.hosted_waiting(player.id) + self._creating[player.id] >= cap:
-            self.counters.refused("too_many_tables")
-            raise ProtocolError(
-                "too_many_tables", f"you host {cap} waiting tables: start or leave one first"
-            )
         game = self.games.get(game_id)
         if game is None:
             raise ProtocolError("unknown_game", f"no game {game_id[:40]!r}")
@@ -284,9 +279,41 @@ class Tables:
         if not game.min_seats <= count <= game.max_seats:
             raise BadOptions(f"{game.id} is for {game.min_seats}-{game.max_seats} players")
         settings = parse_settings(raw_settings, game)
-        seats = [SeatRecord(0, "human", player.id)] + [SeatRecord(s) for s in range(1, count)]
-        for seat, level in _bot_list(raw_bots, count, game):
-            seats[seat] = SeatRecord(seat, "bot", level=level)
+        bots = _bot_list(raw_bots, count, game)
+        table = await self._open_new(player, game, options, settings, 0, bots)
+        reply({"type": "ack", "table": table.id})
+
+    async def rematch(self, table: LiveTable, player_id: str, seat: Seat) -> str:
+        player = self.player(player_id)
+        if player is None:  # the connection asking holds the player
+            raise ProtocolError("not_seated", "you are not connected")
+        # Bots that sat from the start sit again (they confirm at once); a seat a bot
+        # took over from a player who left is free.
+        kept = [s for s in table.seats if s.kind == "bot" and not s.left]
+        bots = [(s.seat, s.level) for s in kept if s.level is not None]
+        new = await self._open_new(player, table.game, table.options, table.settings, seat, bots)
+        return new.id
+
+    async def _open_new(
+        self,
+        player: Player,
+        game: Game,
+        options: Any,
+        settings: TableSettings,
+        seat: Seat,
+        bots: Sequence[tuple[Seat, str]],
+    ) -> LiveTable:
+        """A new waiting table, the player in ``seat`` and hosting it, within their quotas."""
+        cap = self.config.quotas.waiting_tables_per_player
+        if cap and self.hosted_waiting(player.id) + self._creating[player.id] >= cap:
+            self.counters.refused("too_many_tables")
+            raise ProtocolError(
+                "too_many_tables", f"you host {cap} waiting tables: start or leave one first"
+            )
+        seats = [SeatRecord(s) for s in range(game.seats(options))]
+        seats[seat] = SeatRecord(seat, "human", player.id)
+        for at, level in bots:
+            seats[at] = SeatRecord(at, "bot", level=level)
         record = TableRecord(
             id=new_id("t_"),
             game=game.id,
@@ -324,7 +351,7 @@ class Tables:
         self.live[table.id] = table
         table.start()
         self.lobby.changed(table)
-        reply({"type": "ack", "table": table.id})
+        return table
 
     async def _insert(self, record: TableRecord, seats: list[SeatRecord]) -> None:
         """Store a new table; in a cluster, claim it too (its insert passes the fence)."""

@@ -133,6 +133,12 @@ class Store(ABC):
         """The most recently finished tables, newest first."""
 
     @abstractmethod
+    async def played_tables(self, player_id: str, limit: int = 50) -> list[TableBundle]:
+        """The finished tables at which ``player_id`` held a seat (to the end, or until a
+        bot took it over), newest first: each with its seats and players, without its
+        moves or chat."""
+
+    @abstractmethod
     async def add_picture_set(
         self,
         set_id: str,

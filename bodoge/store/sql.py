@@ -1014,6 +1014,37 @@ class SqlStore(Store):
             )
             return [_table(r) for r in rows]
 
+    async def played_tables(self, player_id: str, limit: int = 50) -> list[TableBundle]:
+        t, c = schema.tables.c, schema.seats.c
+        held = sa.select(c.table_id).where(
+            sa.or_(c.player == player_id, c.left_player == player_id)
+        )
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                sa.select(schema.tables)
+                .where(t.status == "finished", t.id.in_(held))
+                .order_by(t.finished_at.desc(), t.id)
+                .limit(limit)
+            )
+            records = [_table(r) for r in rows]
+            if not records:
+                return []
+            ids = [r.id for r in records]
+            seats = await _seats_by_table(conn, ids)
+            named = {p for r in records for p in _named(r, seats[r.id])}
+            known = await _players_by_id(conn, named)
+        return [
+            TableBundle(
+                table=r,
+                seats=tuple(seats[r.id]),
+                moves=(),
+                chat=(),
+                chat_count=0,
+                players={p: known[p] for p in _named(r, seats[r.id]) if p in known},
+            )
+            for r in records
+        ]
+
     async def _bundles(
         self, conn: AsyncConnection, records: list[TableRecord], chat: int
     ) -> list[TableBundle]:

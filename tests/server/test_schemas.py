@@ -278,13 +278,15 @@ SUMMARY = {
     "settings": {
         "turn_seconds": None,
         "timeout_bot": "normal",
-        "assistant": True,
+        "assistant": None,
         "bot_pace": "normal",
     },
+    "assistant": True,
     "status": "playing",
     "host": "p_abcd1234",
     "created_at": "2026-11-30T10:00:00.000Z",
     "n": 0,
+    "rematch": None,
     "seats": [
         {
             "seat": 0,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from bodoge.core.game import Bot, Clock, Event, Game, Result, Seat
+from bodoge.core.game import Bot, Clock, Event, Game, OptionField, Result, Seat
 from bodoge.games.illustori import assets, moves, rules, views
 from bodoge.games.illustori.bots import BOT_LEVELS, make_bot
 from bodoge.games.illustori.moves import Exchange, IllustoriMove, Vote
@@ -39,6 +39,15 @@ class IllustoriGame(Game[IllustoriState, IllustoriMove, IllustoriOptions]):
     min_seats: ClassVar[int] = MIN_PLAYERS
     max_seats: ClassVar[int] = MAX_PLAYERS
     bot_levels: ClassVar[tuple[str, ...]] = BOT_LEVELS
+    option_fields: ClassVar[tuple[OptionField, ...]] = (
+        OptionField("players", "players", "lobby.players"),
+        OptionField("language", "choice", "il.opt.language"),
+        OptionField("ban_same_ends", "flag", "il.opt.ban_same_ends"),
+        OptionField("ban_used_joints", "flag", "il.opt.ban_used_joints"),
+        OptionField("vote_limit", "flag", "il.opt.vote_limit"),
+        OptionField("secret_votes", "flag", "il.opt.secret_votes"),
+        OptionField("show_rules", "flag", "il.opt.show_rules"),
+    )
 
     def options(self, raw: Mapping[str, Any] | None = None) -> IllustoriOptions:
         return parse_options(raw)

@@ -38,6 +38,7 @@ class TagironGame(Game[TagironState, TagironMove, TagironOptions]):
     min_seats: ClassVar[int] = MIN_PLAYERS
     max_seats: ClassVar[int] = MAX_PLAYERS
     bot_levels: ClassVar[tuple[str, ...]] = BOT_LEVELS
+    has_assistant: ClassVar[bool] = True
 
     def options(self, raw: Mapping[str, Any] | None = None) -> TagironOptions:
         return parse_options(raw)

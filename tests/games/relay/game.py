@@ -83,6 +83,7 @@ class RelayGame(Game[RelayState, Move, RelayOptions]):
     min_seats: ClassVar[int] = 2
     max_seats: ClassVar[int] = 4
     bot_levels: ClassVar[tuple[str, ...]] = ("plain",)
+    has_assistant: ClassVar[bool] = True
 
     def options(self, raw: Mapping[str, JSON] | None = None) -> RelayOptions:
         raw = dict(raw or {})
