@@ -59,14 +59,16 @@ def create_table(
     players: int,
     *,
     bots: Iterable[tuple[int, str]] = (),
-    assistant: bool = True,
+    assistant: bool | None = None,
     turn_seconds: int | None = None,
 ) -> str:
+    """A table made in the lobby's form; ``assistant`` ``None`` leaves it to the seats."""
     page.click(f"[data-testid=players-{players}]")
     page.select_option("[data-testid=turn-seconds]", str(turn_seconds or ""))
     for seat, level in bots:
         page.select_option(f"[data-testid=seat-kind-{seat}]", level)
-    page.set_checked("[data-testid=assistant]", assistant)
+    mode = {None: "auto", True: "on", False: "off"}[assistant]
+    page.select_option("[data-testid=assistant]", mode)
     page.click("[data-testid=create-table]")
     page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
     page.wait_for_selector("[data-testid=seats]")

@@ -13,8 +13,6 @@ export const strings = STRINGS;
 
 // The form's own stylesheet, loaded before the module resolves (no jump).
 await loadStylesheet(new URL("./options.css", import.meta.url).pathname);
-/** Table settings this game has no use for: Illustori has no assistant. */
-export const settings = { assistant: false };
 
 const FLAGS = ["ban_same_ends", "ban_used_joints", "vote_limit", "secret_votes", "show_rules"];
 const MAX_SEED = 2 ** 53 - 1;

@@ -103,7 +103,7 @@ export function createTable(ctx) {
   const handSize = () => (view?.players === 4 ? 4 : 5);
   const over = () => view?.phase === "ended";
   const assistAllowed = () =>
-    !ctx.readonly && Boolean(ctx.table?.settings?.assistant) && you() !== null && !over();
+    !ctx.readonly && Boolean(ctx.table?.assistant) && you() !== null && !over();
 
 
   // --- opponents' screens and the centre -------------------------------------------

@@ -1,7 +1,8 @@
 // The lobby: create a table, see open and running tables live, join or watch.
 
-import { clockText, fill, h, icon, keepFocus, toast } from "./dom.js";
-import { addStrings, onLangChange, t } from "./i18n.js";
+import { bearer } from "./conn.js";
+import { clockText, fill, h, icon, keepFocus, toast, userText } from "./dom.js";
+import { addStrings, lang, onLangChange, t } from "./i18n.js";
 import { store } from "./store.js";
 import { gameTitle, seatLabel, seatNameNode } from "./seats.js";
 
@@ -20,10 +21,14 @@ export function mountLobby(root, app) {
     turn_seconds: null,
     timeout_bot: "normal",
     bot_pace: "normal",
-    assistant: true,
+    assistant_mode: "auto", // "auto" (follows the seats) | "on" | "off"
     extra: {},
     ...store.get(FORM_KEY, {}),
   };
+  if (!["auto", "on", "off"].includes(form.assistant_mode)) form.assistant_mode = "auto";
+  delete form.assistant; // an older form's checkbox, on by default: the default is fair now
+  let finished = null; // this player's finished games (GET /api/players/me/games), once loaded
+  let finishedError = false;
 
   // A game whose options go beyond the player count ships web/options.js, which
   // draws them (see bodoge/web/README.md): game id -> {mod, form} once loaded.
@@ -87,7 +92,7 @@ export function mountLobby(root, app) {
       if (!levels.includes(form.timeout_bot)) form.timeout_bot = levels[Math.floor(levels.length / 2)] ?? null;
       const gameForm = optionsForm(g);
       gameForm?.form.draw();
-      const hasAssistant = gameForm?.mod.settings?.assistant !== false;
+      const hasAssistant = hasSetting(g, "assistant");
 
       const gameChoice = h(
         "div",
@@ -223,16 +228,22 @@ export function mountLobby(root, app) {
         : null;
       if (pace) pace.value = form.bot_pace;
 
-      const assistant = h("input", {
-        type: "checkbox",
-        id: "assistant",
-        checked: form.assistant,
-        dataset: { key: "assistant", testid: "assistant" },
-        onchange: (e) => {
-          form.assistant = e.target.checked;
-          save();
+      const assistant = h(
+        "select",
+        {
+          id: "assistant",
+          "aria-describedby": "assistant-help",
+          dataset: { key: "assistant", testid: "assistant" },
+          onchange: (e) => {
+            form.assistant_mode = e.target.value;
+            save();
+          },
         },
-      });
+        h("option", { value: "auto" }, t("lobby.assistant_auto")),
+        h("option", { value: "on" }, t("common.yes")),
+        h("option", { value: "off" }, t("common.no")),
+      );
+      assistant.value = form.assistant_mode;
 
       fill(
         createBox,
@@ -259,10 +270,11 @@ export function mountLobby(root, app) {
           pace ? field(t("lobby.bot_pace"), pace, "bot-pace") : null,
           hasAssistant
             ? h(
-                "label",
-                { class: "check", for: "assistant" },
+                "div",
+                { class: "field" },
+                h("label", { class: "field-label", for: "assistant" }, t("lobby.assistant")),
                 assistant,
-                h("span", null, h("strong", null, t("lobby.assistant")), h("small", null, t("lobby.assistant_help"))),
+                h("small", { id: "assistant-help", class: "muted small" }, t("lobby.assistant_help")),
               )
             : null,
           h(
@@ -273,6 +285,11 @@ export function mountLobby(root, app) {
         ),
       );
     });
+  }
+
+  /** Whether the game's tables have this setting (GET /api/games: fields.settings). */
+  function hasSetting(g, key) {
+    return Boolean(g?.fields?.settings?.some((f) => f.key === key));
   }
 
   function field(label, control, forId = null) {
@@ -299,8 +316,9 @@ export function mountLobby(root, app) {
     }
     const options = { ...(g.defaults ?? {}), ...extra, players: form.players };
     const levels = g.bot_levels ?? [];
-    const hasAssistant = gameForm?.mod.settings?.assistant !== false;
-    const settings = { turn_seconds: levels.length ? form.turn_seconds : null, assistant: hasAssistant && form.assistant };
+    const settings = { turn_seconds: levels.length ? form.turn_seconds : null };
+    // Left to the seats unless the host chose: on only for one person against bots.
+    if (hasSetting(g, "assistant") && form.assistant_mode !== "auto") settings.assistant = form.assistant_mode === "on";
     if (levels.includes(form.timeout_bot)) settings.timeout_bot = form.timeout_bot;
     if (levels.length) settings.bot_pace = PACES.includes(form.bot_pace) ? form.bot_pace : "normal";
     try {
@@ -313,16 +331,19 @@ export function mountLobby(root, app) {
 
   function drawList() {
     keepFocus(listBox, () => {
+      const me = app.conn.player?.id;
       const all = [...tables.values()].sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
-      const open = all.filter((x) => x.status === "waiting");
-      const running = all.filter((x) => x.status === "playing");
-      const shown = filter === "open" ? open : running;
+      const mine = (x) => x.seats.some((s) => s.player?.id === me);
+      // Open: tables one can join (or is in); running: those one can watch.
+      const open = all.filter((x) => x.status === "waiting" && (mine(x) || x.seats.some((s) => s.kind === "empty")));
+      const running = all.filter((x) => !open.includes(x));
       const tabs = h(
         "div",
         { class: "tabs", role: "tablist" },
         [
           ["open", t("lobby.open_tables"), open.length],
           ["running", t("lobby.running_tables"), running.length],
+          ["finished", t("lobby.finished_tables"), finished?.length ?? null],
         ].map(([id, label, n]) =>
           h(
             "button",
@@ -334,26 +355,98 @@ export function mountLobby(root, app) {
               dataset: { key: `filter-${id}`, testid: `filter-${id}` },
               onclick: () => {
                 filter = id;
+                if (id === "finished") loadFinished();
                 drawList();
               },
             },
             label,
-            h("span", { class: "count" }, String(n)),
+            n === null ? null : h("span", { class: "count" }, String(n)),
           ),
         ),
       );
-      fill(
-        listBox,
-        h("div", { class: "tables-head" }, h("h2", { id: "tables-title" }, t("lobby.tables")), tabs),
-        shown.length
-          ? h("ul", { class: "table-list", dataset: { testid: "table-list" } }, shown.map(tableCard))
+      let content;
+      if (filter === "finished") {
+        content = finished?.length
+          ? h("ul", { class: "table-list", dataset: { testid: "finished-list" } }, finished.map(finishedCard))
           : h(
               "div",
               { class: "empty" },
-              h("p", null, filter === "open" ? t("lobby.no_open") : t("lobby.no_running")),
-            ),
-      );
+              h("p", null, finishedError ? t("lobby.my_games_error") : finished ? t("lobby.no_finished") : t("common.loading")),
+            );
+      } else {
+        const shown = filter === "open" ? open : running;
+        content = shown.length
+          ? h("ul", { class: "table-list", dataset: { testid: "table-list" } }, shown.map(tableCard))
+          : h("div", { class: "empty" }, h("p", null, filter === "open" ? t("lobby.no_open") : t("lobby.no_running")));
+      }
+      fill(listBox, h("div", { class: "tables-head" }, h("h2", { id: "tables-title" }, t("lobby.tables")), tabs), content);
     });
+  }
+
+  /** This player's finished games, newest first (GET /api/players/me/games). */
+  async function loadFinished() {
+    try {
+      const res = await fetch("/api/players/me/games", { headers: bearer() });
+      if (!res.ok) throw new Error(String(res.status));
+      finished = (await res.json()).games ?? [];
+      finishedError = false;
+    } catch {
+      finishedError = true;
+    }
+    drawList();
+  }
+
+  function resultText(game) {
+    const result = game.result ?? {};
+    if (result.reason === "abandoned") return t("lobby.abandoned");
+    const place = result.places?.[game.you];
+    const winners = result.winners ?? [];
+    if (winners.length === 0 || winners.length === (result.places ?? []).length) return t("lobby.draw");
+    if (game.seats.length > 2 && place) return t("lobby.place", { n: place });
+    return winners.includes(game.you) ? t("lobby.won") : t("lobby.lost");
+  }
+
+  function finishedCard(game) {
+    const g = games.find((x) => x.id === game.game);
+    const when = game.finished_at ? new Date(game.finished_at) : null;
+    const date = when
+      ? when.toLocaleString(lang() === "ja" ? "ja-JP" : "en-GB", { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" })
+      : "";
+    const won = (game.result?.winners ?? []).includes(game.you);
+    return h(
+      "li",
+      { class: "table-card", dataset: { table: game.id, testid: "finished-game" } },
+      h(
+        "div",
+        { class: "table-card-head" },
+        h("span", { class: "table-game" }, g ? gameTitle(g) : game.game),
+        h("span", { class: ["badge", won ? "badge--won" : "badge--finished"], dataset: { testid: "finished-result" } }, resultText(game)),
+        h("time", { class: "muted small", datetime: game.finished_at ?? "" }, date),
+      ),
+      h(
+        "ul",
+        { class: "seat-chips" },
+        game.seats.map((s) =>
+          h(
+            "li",
+            { class: ["chip", `chip--${s.kind}`, s.seat === game.you && "chip--you"] },
+            s.name ? icon("user") : icon("bot"),
+            h("span", { class: "chip-name" }, s.name ? userText(s.name) : seatLabel({ kind: s.kind, level: s.level, seat: s.seat })),
+          ),
+        ),
+      ),
+      h(
+        "div",
+        { class: "table-card-foot" },
+        h("span", { class: "muted small" }, t("lobby.n_players", { count: game.seats.length })),
+        h(
+          "a",
+          { class: "btn", href: `/t/${game.id}?replay`, dataset: { key: `replay-${game.id}`, link: "", testid: "finished-replay" } },
+          icon("play"),
+          t("lobby.replay"),
+        ),
+      ),
+    );
   }
 
   function tableCard(summary) {
@@ -386,7 +479,7 @@ export function mountLobby(root, app) {
     const settings = summary.settings ?? {};
     const meta = [t("lobby.n_players", { count: summary.seats.length })];
     meta.push(settings.turn_seconds ? t("lobby.timer_meta", { time: clockText(settings.turn_seconds) }) : t("lobby.no_timer"));
-    if (settings.assistant) meta.push(t("lobby.assistant_on"));
+    if (summary.assistant) meta.push(t("lobby.assistant_on"));
     return h(
       "li",
       { class: "table-card", dataset: { table: summary.id } },
@@ -442,7 +535,10 @@ export function mountLobby(root, app) {
       tables.delete(msg.table?.id ?? msg.table ?? msg.id);
       drawList();
     }),
-    app.conn.onReady(() => app.conn.send({ type: "lobby.subscribe" })),
+    app.conn.onReady(() => {
+      app.conn.send({ type: "lobby.subscribe" });
+      loadFinished();
+    }),
     onLangChange(() => {
       drawHero();
       drawCreate();

@@ -6,6 +6,7 @@
 import { createAlerts } from "./alerts.js";
 import { createChat } from "./chat.js";
 import { createFrame } from "./frame.js";
+import { tableFields } from "./fields.js";
 import { clockText, fill, h, icon, keepFocus, toast } from "./dom.js";
 import { addStrings, onLangChange, t, tn } from "./i18n.js";
 import { gameTitle, seatChip, seatLabel, seatNameNode, standInBadge } from "./seats.js";
@@ -14,6 +15,7 @@ import { applyPatch, PatchError } from "./patch.js";
 import { confirmDialog } from "./ui.js";
 
 const loaded = new Map();
+const stringsLoaded = new Set();
 
 /** The game's renderer module, loaded once per page. */
 export function loadRenderer(game) {
@@ -116,6 +118,27 @@ export function mountTable(root, app, tableId) {
           t("table.replay"),
         ),
       );
+      const rematch = snap.table.rematch;
+      if (me) {
+        // Same seats, options and bots, a new deal; the others confirm with the same button.
+        actions.push(
+          h(
+            "button",
+            {
+              type: "button",
+              class: ["btn btn--sm", "btn--primary"],
+              dataset: { key: "rematch", testid: "rematch" },
+              onclick: askRematch,
+            },
+            icon("again"),
+            rematch ? t("table.rematch_join") : t("table.rematch"),
+          ),
+        );
+      } else if (rematch) {
+        actions.push(
+          h("a", { class: "btn btn--sm", href: `/t/${rematch}`, dataset: { link: "", testid: "rematch-watch" } }, icon("eye"), t("table.rematch_watch")),
+        );
+      }
     }
     actions.push(
       h(
@@ -217,6 +240,19 @@ export function mountTable(root, app, tableId) {
     }
   }
 
+  let rematchMine = false;
+
+  async function askRematch() {
+    rematchMine = true;
+    try {
+      const ack = await app.conn.request({ type: "table.rematch", table: tableId });
+      app.navigate(`/t/${ack.table}`);
+    } catch (err) {
+      rematchMine = false;
+      toast(() => app.errorText(err), "error");
+    }
+  }
+
   async function leave() {
     const playing = snap.table?.status === "playing";
     if (playing && !(await confirmDialog({ title: t("table.leave"), message: t("table.leave_confirm"), ok: t("table.leave"), danger: true }))) return;
@@ -311,23 +347,21 @@ export function mountTable(root, app, tableId) {
         ),
       ),
     );
-    const settings = table.settings ?? {};
+    if (!stringsLoaded.has(table.game)) {
+      // The labels of the game's options are in its strings, which come with its renderer.
+      stringsLoaded.add(table.game);
+      loadRenderer(table.game)
+        .then(() => {
+          if (!destroyed && mode === "waiting") drawWaiting();
+        })
+        .catch(() => {});
+    }
     keepFocus(waitingInfo, () =>
       fill(
         waitingInfo,
         h("h2", null, g ? gameTitle(g) : table.game),
-        h(
-          "dl",
-          { class: "wr-settings" },
-          h("dt", null, t("lobby.players")),
-          h("dd", null, t("lobby.n_players", { count: table.seats.length })),
-          h("dt", null, t("lobby.turn_timer")),
-          h("dd", null, settings.turn_seconds ? t("lobby.seconds", { n: settings.turn_seconds }) : t("lobby.no_timer")),
-          h("dt", null, t("lobby.assistant")),
-          h("dd", null, settings.assistant ? t("common.yes") : t("common.no")),
-          h("dt", null, t("lobby.bot_pace")),
-          h("dd", { dataset: { testid: "bot-pace" } }, t(`pace.${settings.bot_pace ?? "normal"}`)),
-        ),
+        // The game's own options and the table's settings, as the game declares them.
+        tableFields(g, table, { "aria-label": t("wr.settings"), dataset: { testid: "table-fields" } }),
         h(
           "div",
           { class: "invite-box" },
@@ -558,7 +592,15 @@ export function mountTable(root, app, tableId) {
     app.conn.on("table.seats", (msg) => {
       if (!mine(msg) || !snap.table) return;
       const was = snap.table.status;
-      snap.table = { ...snap.table, seats: msg.seats, status: msg.status ?? snap.table.status };
+      const proposed = msg.rematch && msg.rematch !== snap.table.rematch && !rematchMine;
+      snap.table = {
+        ...snap.table,
+        seats: msg.seats,
+        status: msg.status ?? snap.table.status,
+        assistant: msg.assistant ?? snap.table.assistant,
+        rematch: msg.rematch ?? snap.table.rematch ?? null,
+      };
+      if (proposed && seated()) toast(() => t("table.rematch_proposed"), "info", 8000);
       if (was === "waiting" && snap.table.status === "playing") {
         snap.view = null;
         reopen(false);
