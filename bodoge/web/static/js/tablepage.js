@@ -113,9 +113,16 @@ export function mountTable(root, app, tableId) {
       actions.push(
         h(
           "a",
-          { class: "btn btn--sm", href: `/t/${tableId}?replay`, dataset: { link: "", testid: "replay-link" } },
+          {
+            class: "btn btn--sm",
+            href: `/t/${tableId}?replay`,
+            title: t("table.replay"),
+            "aria-label": t("table.replay"),
+            dataset: { link: "", testid: "replay-link" },
+          },
           icon("play"),
-          t("table.replay"),
+          // On a phone the rematch button needs the room: the replay keeps its icon.
+          h("span", { class: me ? "hide-narrow" : null }, t("table.replay")),
         ),
       );
       const rematch = snap.table.rematch;

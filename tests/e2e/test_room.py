@@ -1,0 +1,141 @@
+"""Around a game, in browsers (issue 14, points 6-8): the waiting room shows each game's own
+options to everyone, the assistant follows the seats, and after the game a rematch and
+"My games"."""
+
+from __future__ import annotations
+
+from tests.e2e import ui
+from tests.e2e.test_illustori import create_illustori
+from tests.e2e.test_tagiron_two_players import wrong_guess
+
+ASSIST_FRAMES_JS = "() => window.__assistFrames ?? 0"
+
+
+def count_assist_frames(page) -> None:
+    """Count every `assist` frame the page's WebSocket receives (window.__assistFrames)."""
+    page.evaluate("() => { window.__assistFrames = 0; }")
+
+    def on_socket(ws) -> None:
+        def on_frame(payload) -> None:
+            if '"type":"assist"' in str(payload).replace(" ", ""):
+                page.evaluate("() => { window.__assistFrames = (window.__assistFrames ?? 0) + 1; }")
+
+        ws.on("framereceived", on_frame)
+
+    page.on("websocket", on_socket)
+
+
+def field(page, key: str) -> str:
+    return page.inner_text(f"[data-testid=table-fields] [data-testid=field-{key}]").strip()
+
+
+def test_the_waiting_room_shows_the_games_own_options_to_everyone(open_page, screenshot_dir):
+    host, _ = open_page("/")
+    ui.sign_in(host, "はなこ")
+    table = create_illustori(
+        host, 4, language="en", flags=("ban_same_ends", "vote_limit", "secret_votes", "show_rules")
+    )
+    # Someone arriving by the invite link sees them before sitting down.
+    guest, _ = open_page(f"/t/{table}")
+    ui.sign_in(guest, "Mika")
+    guest.wait_for_selector("[data-testid=sit-1]")
+    guest.wait_for_selector("[data-testid=table-fields] [data-testid=field-language]")
+    guest.wait_for_function(
+        "() => document.querySelector('[data-testid=field-language]').innerText.includes('英語')"
+    )
+    assert field(guest, "players") == "4人"
+    assert field(guest, "ban_same_ends") == "あり"
+    assert field(guest, "ban_used_joints") == "なし"
+    assert field(guest, "vote_limit") == "あり"
+    assert field(guest, "secret_votes") == "あり"
+    labels = guest.inner_text("[data-testid=table-fields]")
+    assert "秘密投票" in labels and "投票は25秒まで" in labels
+    # Illustori has no assistant: none is listed (it used to show Tagiron's).
+    assert guest.locator("[data-testid=field-assistant]").count() == 0
+    assert "推理アシスト" not in labels
+    ui.screenshots(guest, screenshot_dir, "waiting-room-illustori", user_texts=["はなこ", "Mika"])
+    ui.set_lang(guest, "en")
+    assert field(guest, "language") == "English" and field(guest, "secret_votes") == "On"
+    assert guest.inner_text("[data-testid=field-ban_same_ends]").strip() == "On"
+
+
+def test_the_assistant_follows_the_seats_and_a_rematch_follows_the_game(open_page, screenshot_dir):
+    # One person against a bot: the assistant is on by default, and shows.
+    solo, _ = open_page("/")
+    ui.sign_in(solo, "Ken")
+    ui.create_table(solo, 2, bots=[(1, "easy")])
+    assert "あり" in field(solo, "assistant") and "自動" in field(solo, "assistant")
+    solo.locator("[data-testid=start]:not([disabled])").click()
+    ui.wait_board(solo)
+    solo.wait_for_selector("[data-testid=assist-count]")
+
+    # Two people: off by default, for both; the page shows none of it and gets none.
+    hana, _ = open_page("/")
+    count_assist_frames(hana)
+    ui.sign_in(hana, "はなこ")
+    table = ui.create_table(hana, 2)
+    taro, _ = open_page(f"/t/{table}")
+    count_assist_frames(taro)
+    ui.sign_in(taro, "Taro")
+    taro.wait_for_selector("[data-testid=field-assistant]")
+    taro.click("[data-testid=sit-1]")
+    for page in (hana, taro):  # everyone sees it turn off as the second person sits
+        page.wait_for_function(
+            "() => document.querySelector('[data-testid=field-assistant]')"
+            ".innerText.includes('なし')"
+        )
+    ui.screenshots(hana, screenshot_dir, "waiting-room-assistant", user_texts=["はなこ", "Taro"])
+    hana.locator("[data-testid=start]:not([disabled])").click()
+    ui.wait_board(hana)
+    ui.wait_board(taro)
+    first, second = (hana, taro) if ui.is_my_turn(hana) else (taro, hana)
+    ui.ask_first_card(first)
+    ui.wait_move(second, 1)
+    for page in (first, second):
+        assert not page.is_visible("[data-testid=assist]")
+        assert page.locator(".bits-row, .qc-bits, .mc--p").count() == 0
+        assert page.evaluate(ASSIST_FRAMES_JS) == 0
+
+    # The quick end: a wrong declaration, then the second player names the first's tiles.
+    truth_of_first, truth_of_second = ui.my_tiles(first), ui.my_tiles(second)
+    ui.ask_first_card(second)
+    ui.wait_move(first, 2)
+    ui.declare(first, wrong_guess(truth_of_second, truth_of_first))
+    ui.wait_move(second, 3)
+    ui.declare(second, truth_of_first)
+    for page in (first, second):
+        page.wait_for_selector("[data-testid=result]")
+        assert page.evaluate(ASSIST_FRAMES_JS) == 0
+
+    # A rematch: Hana proposes it and lands in a new waiting room, in her own seat.
+    hana_seat = 0
+    hana.click("[data-testid=rematch]")
+    hana.wait_for_url(lambda url: table not in url)
+    rematch = hana.url.rstrip("/").rsplit("/", 1)[1]
+    hana.wait_for_selector("[data-testid=seats]")
+    assert "はなこ" in hana.inner_text(f"[data-testid=seats] [data-seat='{hana_seat}']")
+    # Taro is told, and confirms with the same button: he gets his own seat back.
+    taro.wait_for_selector("[data-testid=rematch]:has-text('再戦に参加')")
+    ui.screenshots(taro, screenshot_dir, "tagiron-rematch", user_texts=["はなこ", "Taro"])
+    taro.click("[data-testid=rematch]")
+    taro.wait_for_url(f"**/t/{rematch}")
+    taro.wait_for_selector("[data-testid=seats]")
+    hana.wait_for_function(
+        "() => document.querySelector('[data-testid=seats] [data-seat=\"1\"]')"
+        ".innerText.includes('Taro')"
+    )
+    assert not hana.locator("[data-testid=start]").is_disabled()
+
+    # "My games": the finished game, with its result, date and players, and its replay.
+    taro.goto(taro.url.split("/t/")[0] + "/")
+    taro.click("[data-testid=filter-finished]")
+    card = taro.locator(f"[data-testid=finished-game][data-table={table}]")
+    card.wait_for()
+    text = card.inner_text()
+    assert "はなこ" in text and "Taro" in text
+    result = card.locator("[data-testid=finished-result]").inner_text()
+    assert result == ("勝ち" if second is taro else "負け")
+    assert card.locator("time").get_attribute("datetime")
+    ui.screenshots(taro, screenshot_dir, "lobby-finished", user_texts=["はなこ", "Taro", "Ken"])
+    card.locator("[data-testid=finished-replay]").click()
+    taro.wait_for_selector("[data-testid=replay-page] [data-testid=tagiron]")
