@@ -401,6 +401,12 @@ class Connection:
             break
         self.reply_to(req)({"type": "ack", "table": table_id, "seat": seat})
 
+    async def _table_settings(self, req: Request, player: Player) -> None:
+        settings = req.opt_object("settings")
+        if settings is None:
+            raise ProtocolError("bad_message", "table.settings needs a settings object")
+        await self._call(req, LiveTable.configure, player.id, settings, self.reply_to(req))
+
     async def _table_open(self, req: Request, player: Player) -> None:
         table_id = req.table()
         since, chat_since = req.opt_int("since"), req.opt_int("chat_since")
@@ -473,6 +479,7 @@ HANDLERS: dict[str, Handler] = {
     "table.remove_bot": Connection._table_command,
     "table.start": Connection._table_command,
     "table.rematch": Connection._table_rematch,
+    "table.settings": Connection._table_settings,
     "table.open": Connection._table_open,
     "table.close": Connection._table_close,
     "move": Connection._table_command,

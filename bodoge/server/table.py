@@ -32,7 +32,7 @@ from bodoge.server.pace import Pace
 from bodoge.server.protocol import ProtocolError, encode, iso, now_ms
 from bodoge.server.render import Facts, Step
 from bodoge.server.seating import Seating
-from bodoge.server.settings import TableSettings, assistant_on, settings_from_json
+from bodoge.server.settings import TableSettings, assistant_on, parse_settings, settings_from_json
 from bodoge.server.timers import Alarm, next_clock_deadline, next_deadlines
 from bodoge.store import (
     Fenced,
@@ -685,6 +685,22 @@ class LiveTable:
         self._seats_changed()
         self._arm()
         self._ask_bots()
+        reply({"type": "ack", "table": self.id})
+
+    async def configure(self, player_id: str, raw: Mapping[str, JSON], reply: Reply) -> None:
+        """The host changes settings before the game (the others given stay as they are);
+        every tab gets a fresh ``table`` snapshot, the lobby the new summary."""
+        self._need_status("waiting")
+        self.seating.need_seated(player_id)
+        if self.seating.host != player_id:
+            raise ProtocolError("not_host", "only the host changes the table's settings")
+        settings = parse_settings({**self.settings.to_json(), **raw}, self.game)
+        if settings != self.settings:
+            await self.host.store.save_settings(self.id, settings.to_json())
+            self.settings, self._summary = settings, None
+            for sub, seat in self.audience:
+                _send(sub, self.snapshot(seat))
+            self.host.show_in_lobby(self)
         reply({"type": "ack", "table": self.id})
 
     async def add_bot(self, player_id: str, seat: Seat, level: str, reply: Reply) -> None:

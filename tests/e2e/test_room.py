@@ -5,6 +5,7 @@ options to everyone, the assistant follows the seats, and after the game a remat
 from __future__ import annotations
 
 from tests.e2e import ui
+from tests.e2e.test_accessibility import Audit
 from tests.e2e.test_illustori import create_illustori
 from tests.e2e.test_tagiron_two_players import wrong_guess
 
@@ -54,6 +55,9 @@ def test_the_waiting_room_shows_the_games_own_options_to_everyone(open_page, scr
     assert guest.locator("[data-testid=field-assistant]").count() == 0
     assert "推理アシスト" not in labels
     ui.screenshots(guest, screenshot_dir, "waiting-room-illustori", user_texts=["はなこ", "Mika"])
+    audit = Audit()
+    audit.check(guest, "Illustori's waiting room, not seated")
+    audit.assert_clean()
     ui.set_lang(guest, "en")
     assert field(guest, "language") == "English" and field(guest, "secret_votes") == "On"
     assert guest.inner_text("[data-testid=field-ban_same_ends]").strip() == "On"
@@ -85,6 +89,16 @@ def test_the_assistant_follows_the_seats_and_a_rematch_follows_the_game(open_pag
             ".innerText.includes('なし')"
         )
     ui.screenshots(hana, screenshot_dir, "waiting-room-assistant", user_texts=["はなこ", "Taro"])
+    # The host may still turn it on, and back to following the seats; Taro sees both.
+    assert taro.locator("[data-testid=field-edit-assistant]").count() == 0
+    hana.select_option("[data-testid=field-edit-assistant]", "on")
+    taro.wait_for_function(
+        "() => document.querySelector('[data-testid=field-assistant]').innerText.trim() === 'あり'"
+    )
+    hana.select_option("[data-testid=field-edit-assistant]", "auto")
+    taro.wait_for_function(
+        "() => document.querySelector('[data-testid=field-assistant]').innerText.includes('自動')"
+    )
     hana.locator("[data-testid=start]:not([disabled])").click()
     ui.wait_board(hana)
     ui.wait_board(taro)
@@ -117,6 +131,8 @@ def test_the_assistant_follows_the_seats_and_a_rematch_follows_the_game(open_pag
     # Taro is told, and confirms with the same button: he gets his own seat back.
     taro.wait_for_selector("[data-testid=rematch]:has-text('再戦に参加')")
     ui.screenshots(taro, screenshot_dir, "tagiron-rematch", user_texts=["はなこ", "Taro"])
+    audit = Audit()
+    audit.check(taro, "the end, a rematch proposed")
     taro.click("[data-testid=rematch]")
     taro.wait_for_url(f"**/t/{rematch}")
     taro.wait_for_selector("[data-testid=seats]")
@@ -137,5 +153,7 @@ def test_the_assistant_follows_the_seats_and_a_rematch_follows_the_game(open_pag
     assert result == ("勝ち" if second is taro else "負け")
     assert card.locator("time").get_attribute("datetime")
     ui.screenshots(taro, screenshot_dir, "lobby-finished", user_texts=["はなこ", "Taro", "Ken"])
+    audit.check(taro, "the lobby's finished games")
+    audit.assert_clean()
     card.locator("[data-testid=finished-replay]").click()
     taro.wait_for_selector("[data-testid=replay-page] [data-testid=tagiron]")

@@ -128,6 +128,32 @@ async def test_the_host_may_set_the_assistant_either_way(server: Server) -> None
     assert bad["code"] == "bad_options"
 
 
+async def test_the_host_changes_the_assistant_in_the_waiting_room(server: Server) -> None:
+    host, guest = await _tabs(server, 2)
+    table = (await host.ok("table.create", game="relay", options={"players": 2}))["table"]
+    await guest.ok("table.join", table=table)
+    for tab in (host, guest):
+        await tab.ok("table.open", table=table)
+    # Only the host, only while waiting, only valid settings; nothing changes otherwise.
+    assert (await guest.request("table.settings", table=table, settings={"assistant": True}))[
+        "code"
+    ] == "not_host"
+    bad = await host.request("table.settings", table=table, settings={"assistant": "yes"})
+    assert bad["code"] == "bad_options"
+    assert (await host.request("table.settings", table=table))["code"] == "bad_message"
+    assert (await server.tables.get(table)).settings.assistant is None
+    await host.ok("table.settings", table=table, settings={"assistant": True})
+    told = await guest.wait(lambda m: m["type"] == "table" and m["table"]["assistant"] is True)
+    assert told["table"]["settings"]["assistant"] is True
+    assert told["table"]["settings"]["timeout_bot"] == "plain"  # the others kept
+    bundle = await server.store.load_table(table)
+    assert bundle is not None and bundle.table.settings["assistant"] is True
+    await host.ok("table.start", table=table)
+    assert (await guest.ok("assist", table=table))["type"] == "assist"
+    late = await host.request("table.settings", table=table, settings={"assistant": False})
+    assert late["code"] == "not_waiting"
+
+
 async def test_a_person_leaving_mid_game_does_not_turn_the_assistant_on(server: Server) -> None:
     tabs = await _tabs(server, 2)
     table = await _relay(server, tabs, settings={"timeout_bot": "plain"})

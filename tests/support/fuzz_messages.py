@@ -337,7 +337,11 @@ def settings(game: str) -> st.SearchStrategy[JSON]:
     level = st.one_of(st.none(), st.sampled_from([*LEVELS.get(game, ()), "godlike", ""]))
     return st.fixed_dictionaries(
         {},
-        optional={"turn_seconds": turn, "timeout_bot": level, "assistant": st.booleans()},
+        optional={
+            "turn_seconds": turn,
+            "timeout_bot": level,
+            "assistant": st.one_of(st.none(), st.booleans()),
+        },
     )
 
 
@@ -358,6 +362,7 @@ def requests(draw: st.DrawFn) -> Message:
             + ["table.start"] * 2
             + ["table.close"] * 2
             + ["table.leave", "assist", "ping", "lobby.subscribe", "lobby.unsubscribe"]
+            + ["table.rematch", "table.settings"]
         )
     )
     message: Message = {"type": kind}
@@ -404,6 +409,8 @@ def requests(draw: st.DrawFn) -> Message:
             message["move"] = draw(tagiron_moves() if game == "tagiron" else illustori_moves())
         elif kind == "chat":
             message["text"] = draw(TEXTS)
+        elif kind == "table.settings":
+            message["settings"] = draw(st.one_of(settings(game), st.none()))
     return message
 
 
@@ -467,6 +474,8 @@ def must_refuse(message: JSON, deleted: set[str]) -> bool:
     if kind == "table.add_bot" and not isinstance(message.get("level"), str):
         return True
     if kind == "move" and not isinstance(message.get("move"), dict):
+        return True
+    if kind == "table.settings" and not isinstance(message.get("settings"), dict):
         return True
     if kind == "chat" and not _text_ok(message.get("text")):
         return True

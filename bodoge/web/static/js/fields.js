@@ -28,7 +28,7 @@ export function fieldValue(field, value, table = null) {
       // Left to the seats: say what it is now, and why.
       const on = Boolean(table?.assistant);
       const why = on ? t("lobby.assistant_auto_why_on") : t("lobby.assistant_auto_why_off");
-      return t("lobby.assistant_auto_now", { state: `${on ? t("common.yes") : t("common.no")} (${why})` });
+      return t("lobby.assistant_auto_now", { state: on ? t("common.yes") : t("common.no"), why });
     }
     default: {
       // "choice", and any kind this page does not know yet: the value's own string.
@@ -41,15 +41,40 @@ export function fieldValue(field, value, table = null) {
   }
 }
 
+/** The assistant's three values as a select's values and back. */
+const MODES = { auto: null, on: true, off: false };
+const modeOf = (value) => (value === true ? "on" : value === false ? "off" : "auto");
+
 /**
  * A <dl> of every declared option and setting of the table `table` (a summary)
  * of the game `game` (from GET /api/games).  Without the game's declaration,
- * the player count alone.
+ * the player count alone.  `edit(key, value)`, given to the host while the
+ * table waits, makes the settings it can change (the assistant) a control.
  */
-export function tableFields(game, table, attrs = {}) {
+export function tableFields(game, table, { edit = null, ...attrs } = {}) {
   const fields = game?.fields ?? { options: [{ key: "players", kind: "players", label: "lobby.players" }], settings: [] };
   const rows = [];
   const row = (field, value) => {
+    const id = `field-edit-${field.key}`;
+    if (edit && field.kind === "assistant") {
+      const select = h(
+        "select",
+        {
+          id,
+          dataset: { key: id, testid: id },
+          onchange: (e) => edit(field.key, MODES[e.target.value]),
+        },
+        h("option", { value: "auto" }, fieldValue(field, null, table)),
+        h("option", { value: "on" }, t("common.yes")),
+        h("option", { value: "off" }, t("common.no")),
+      );
+      select.value = modeOf(value);
+      rows.push(
+        h("dt", null, h("label", { for: id }, fieldLabel(field))),
+        h("dd", { dataset: { testid: `field-${field.key}` } }, select),
+      );
+      return;
+    }
     rows.push(
       h("dt", null, fieldLabel(field)),
       h("dd", { dataset: { testid: `field-${field.key}` } }, fieldValue(field, value, table)),
@@ -58,8 +83,6 @@ export function tableFields(game, table, attrs = {}) {
   for (const f of fields.options ?? []) {
     row(f, f.key === "players" ? table.options?.players ?? table.seats?.length : table.options?.[f.key]);
   }
-  for (const f of fields.settings ?? []) {
-    row(f, table.settings?.[f.key] ?? null);
-  }
+  for (const f of fields.settings ?? []) row(f, table.settings?.[f.key] ?? null);
   return h("dl", { class: "wr-settings", ...attrs }, rows);
 }

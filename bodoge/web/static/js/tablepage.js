@@ -368,7 +368,12 @@ export function mountTable(root, app, tableId) {
         waitingInfo,
         h("h2", null, g ? gameTitle(g) : table.game),
         // The game's own options and the table's settings, as the game declares them.
-        tableFields(g, table, { "aria-label": t("wr.settings"), dataset: { testid: "table-fields" } }),
+        tableFields(g, table, {
+          "aria-label": t("wr.settings"),
+          dataset: { testid: "table-fields" },
+          // The host may still change the settings (the assistant) before the game.
+          edit: me && me.player?.id === table.host ? (key, value) => act({ type: "table.settings", table: tableId, settings: { [key]: value } }) : null,
+        }),
         h(
           "div",
           { class: "invite-box" },
