@@ -36,6 +36,10 @@ class Admission:
     def leave_player(self, player_id: str) -> None:
         _leave(self._players, player_id)
 
+    def online(self, player_id: str) -> bool:
+        """Whether the player has a connection open (said ``hello``)."""
+        return player_id in self._players
+
 
 def _enter(counts: Counter[str], key: str, limit: int) -> bool:
     if limit and counts[key] >= limit:

@@ -257,6 +257,13 @@ class Connection:
             table = tables.watched(table_id)
             if table is not None:
                 table.post(table.close, self)
+        if self.player is not None and not self.server.admission.online(self.player.id):
+            # Gone from the server: a full waiting table of theirs may leave the lobby.
+            player_id = self.player.id
+            for table in list(tables.live.values()):
+                seated = any(s.player == player_id for s in table.seats)
+                if seated and table.status == "waiting" and table.id not in self.opened:
+                    table.post(table.refresh_seats)
         self.opened.clear()
 
     # --- requests ---------------------------------------------------------------------

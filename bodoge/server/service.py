@@ -93,6 +93,7 @@ class Server:
             self.lobby,
             self.games,
             self.counters,
+            online=self.admission.online,
         )
         if self.config.redis_url is not None:
             await self._join_cluster()

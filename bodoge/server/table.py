@@ -82,6 +82,9 @@ class TableHost(Protocol):
     def remember(self, record: PlayerRecord) -> Player:
         """The stored player, held in memory from now on while the table holds it."""
 
+    def online(self, player_id: str) -> bool:
+        """Whether the player is connected to this server (any page, not only the table's)."""
+
     def show_in_lobby(self, table: LiveTable) -> None:
         """The table's summary changed: the lobby shows it again (drops it once finished)."""
 
@@ -384,8 +387,8 @@ class LiveTable:
         """Whether the lobby lists the table: only one somebody can join or watch.
 
         A running game may be watched; a waiting table while a seat is free (anyone
-        may join and start it) or one of its people is here to start it.  A full
-        waiting table whose people are all away is not listed (it is deleted after
+        may join and start it) or one of its people is connected to start it.  A full
+        waiting table whose people are all gone is not listed (it is deleted after
         ``waiting_seconds``), nor is a finished one.
         """
         if self.status == "playing":
@@ -393,7 +396,9 @@ class LiveTable:
         if self.status != "waiting":
             return False
         return not self.seating.full or any(
-            self.audience.present(s.player) for s in self.seats if s.player
+            self.audience.present(s.player) or self.host.online(s.player)
+            for s in self.seats
+            if s.player
         )
 
     @property

@@ -59,8 +59,10 @@ class Tables:
         games: Mapping[str, Game],
         counters: Counters | None = None,
         cluster: ClusterService | None = None,
+        online: Callable[[str], bool] | None = None,
     ) -> None:
         self.config = config
+        self._online = online
         self.store = store
         self.players = players
         self.bots = bots
@@ -85,6 +87,9 @@ class Tables:
 
     def remember(self, record: PlayerRecord) -> Player:
         return self.players.remember(record)
+
+    def online(self, player_id: str) -> bool:
+        return self._online is not None and self._online(player_id)
 
     def show_in_lobby(self, table: LiveTable) -> None:
         self.lobby.changed(table)

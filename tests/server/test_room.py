@@ -278,7 +278,7 @@ async def test_my_games_lists_a_players_finished_games(live_server: LiveServer) 
 # --- point 7: the lobby lists only tables one can join or watch --------------------------
 
 
-async def test_a_full_waiting_table_whose_people_are_away_is_not_listed(
+async def test_a_full_waiting_table_whose_people_are_gone_is_not_listed(
     make_server: Callable[..., Any],
 ) -> None:
     server = await make_server()
@@ -286,19 +286,30 @@ async def test_a_full_waiting_table_whose_people_are_away_is_not_listed(
     await watcher.ok("lobby.subscribe")
     table = (await host.ok("table.create", game="relay", options={"players": 2}))["table"]
     await watcher.wait(lambda m: m["type"] == "lobby.table" and m["table"]["id"] == table)
-    await guest.ok("table.join", table=table)  # full, and nobody has it open
+    await guest.ok("table.join", table=table)  # full; its people are connected: listed
+    await watcher.wait(
+        lambda m: m["type"] == "lobby.table" and m["table"]["seats"][1]["kind"] == "human"
+    )
+    await guest.conn.gone()
+    await host.ok("table.open", table=table)
+    await host.ok("table.close", table=table)
+    assert table in [t["id"] for t in (await watcher.ok("lobby.subscribe"))["tables"]]
+    await host.conn.gone()  # nobody left to start it, and no seat to take
     await watcher.wait(lambda m: m == {"type": "lobby.removed", "table": table})
     assert table not in [t["id"] for t in (await watcher.ok("lobby.subscribe"))["tables"]]
-    await host.ok("table.open", table=table)  # someone is there to start it: watchable
-    await watcher.wait(
-        lambda m: (
-            m["type"] == "lobby.table"
-            and m["table"]["id"] == table
-            and m["table"]["seats"][0]["connected"]
-        )
-    )
-    assert table in [t["id"] for t in (await watcher.ok("lobby.subscribe"))["tables"]]
-    await host.ok("table.start", table=table)
-    await host.ok("table.close", table=table)
-    listed = await watcher.ok("lobby.subscribe")  # a running game may be watched
+    # Someone else opening it (a spectator) does not list it: nobody there may start it.
+    back = Tab(server)
+    await back.ok("hello", token=None, name="passer-by")
+    assert (await back.ok("table.open", table=table))["table"]["status"] == "waiting"
+    assert table not in [t["id"] for t in (await watcher.ok("lobby.subscribe"))["tables"]]
+
+
+async def test_a_running_game_stays_listed_for_watchers(make_server: Callable[..., Any]) -> None:
+    server = await make_server()
+    host, guest, watcher = await _tabs(server, 3)
+    table = await _relay(server, [host, guest])
+    for tab in (host, guest):
+        await tab.ok("table.close", table=table)
+        await tab.conn.gone()
+    listed = await watcher.ok("lobby.subscribe")
     assert table in [t["id"] for t in listed["tables"]]
