@@ -65,10 +65,15 @@ async def test_every_game_declares_the_options_and_settings_a_table_shows(
         "show_rules",
     ]
     # Illustori has no assistant: its tables never show one.
-    assert [f["key"] for f in illustori["settings"]] == ["turn_seconds", "timeout_bot"]
+    assert [f["key"] for f in illustori["settings"]] == ["turn_seconds", "timeout_bot", "bot_pace"]
     tagiron = games["tagiron"]["fields"]
     assert [f["key"] for f in tagiron["options"]] == ["players"]
-    assert [f["key"] for f in tagiron["settings"]] == ["turn_seconds", "timeout_bot", "assistant"]
+    assert [f["key"] for f in tagiron["settings"]] == [
+        "turn_seconds",
+        "timeout_bot",
+        "assistant",
+        "bot_pace",
+    ]
 
 
 # --- point 8: the assistant's default follows the seats --------------------------------
