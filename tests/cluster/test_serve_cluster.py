@@ -112,7 +112,10 @@ async def test_a_table_is_played_through_a_process_that_does_not_run_it(
     a, b = await make_node(), await make_node()
     (host,) = await _players(a, 1)
     guest, other = await _players(b, 2)
-    table = (await host.ok("table.create", game="relay", options={"players": 3}))["table"]
+    settings = {"assistant": True}  # three people: the assistant is on only when asked for
+    table = (
+        await host.ok("table.create", game="relay", options={"players": 3}, settings=settings)
+    )["table"]
     assert await _owner(a, table) == (a.process, 1)
     # Commands from b are run by a: b never claims the table.
     joined = await guest.ok("table.join", table=table)
