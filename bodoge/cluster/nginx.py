@@ -61,3 +61,43 @@ server {{
     }}
 }}
 """
+
+
+def standalone_config(
+    upstreams: Sequence[str], listen: str, folder: str, connections: int = 1024
+) -> str:
+    """A whole ``nginx.conf`` around :func:`nginx_config` for a private nginx in ``folder``.
+
+    One process in the foreground, every file (pid, logs, temporary bodies) in ``folder``:
+    what the cluster tests (``tests/support/services.py``) and ``bodoge bench server
+    --cluster N`` start. ``connections`` is nginx's ``worker_connections``: a proxied
+    WebSocket takes two of them.
+
+    >>> print(standalone_config(["127.0.0.1:8001"], "127.0.0.1:8080", "/tmp/x"))
+    ... # doctest: +ELLIPSIS
+    # A private nginx: one process in the foreground, every file in its folder.
+    daemon off;
+    master_process off;
+    pid /tmp/x/nginx.pid;
+    ...
+        upstream bodoge {
+            server 127.0.0.1:8001 max_fails=1 fail_timeout=2s;
+        }
+    ...
+    """
+    temp = "\n".join(
+        f"    {kind}_temp_path {folder}/{kind};"
+        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    http = nginx_config(upstreams, listen)
+    return (
+        "# A private nginx: one process in the foreground, every file in its folder.\n"
+        "daemon off;\nmaster_process off;\n"
+        f"pid {folder}/nginx.pid;\nerror_log {folder}/error.log info;\n"
+        f"worker_rlimit_nofile {connections + 64};\n"
+        f"events {{ worker_connections {connections}; }}\n"
+        "http {\n"
+        f"    access_log {folder}/access.log;\n{temp}\n"
+        + "\n".join(f"    {line}" if line else "" for line in http.splitlines())
+        + "\n}\n"
+    )

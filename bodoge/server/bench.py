@@ -120,6 +120,20 @@ def register_bench(sub: argparse._SubParsersAction) -> None:
         help="N server processes in cluster mode (PostgreSQL and Redis), clients spread over them",
     )
     parser.add_argument(
+        "--direct",
+        action="store_true",
+        help="with --cluster: no nginx, each client connects straight to one process",
+    )
+    parser.add_argument(
+        "--kill-owner-after",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="with --cluster N (N >= 2): SIGKILL the process owning the most live tables this "
+        "many seconds into the measured window; print the takeover time and the acknowledged "
+        "moves lost",
+    )
+    parser.add_argument(
         "--cluster-pg",
         default="postgresql://postgres@127.0.0.1:5432/postgres",
         metavar="DSN",
@@ -150,17 +164,68 @@ class Stats:
     event_bytes: list[int] = field(default_factory=list)
     #: Event frames carrying a ``patch`` (the others carry the whole ``view``).
     patches: int = 0
+    #: Every acknowledged move of the run, measured or not: (table, n, seat, when acknowledged
+    #: on ``time.monotonic()``, the same clock in every process of the machine).
+    acked: list[tuple[str, int, int, float]] = field(default_factory=list)
+    #: The errors by kind (``"move: table_unavailable"``, ``"move: connection lost"`` …).
+    kinds: dict[str, int] = field(default_factory=dict)
+    #: Connections that dropped and came back (through the load balancer, same token).
+    reconnects: int = 0
+
+    def error(self, kind: str) -> None:
+        self.errors += 1
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+
+
+class Lost(ConnectionError):
+    """The connection dropped before the reply came (the request may have been carried out)."""
+
+
+class Refused(RuntimeError):
+    """The server answered ``error``: ``code`` says why."""
+
+    def __init__(self, type: str, code: str, message: str) -> None:
+        super().__init__(f"{type}: {code} {message}")
+        self.code = code
 
 
 class Seat:
-    """One WebSocket client: replies by id, state messages (and their size) to a callback."""
+    """One WebSocket client: replies by id, state messages (and their size) to a callback.
 
-    def __init__(self, ws: Any) -> None:
+    When the connection drops (its server process was killed) the seat connects again to
+    the same URL — through the load balancer, to whichever process it picks — with the
+    player's token, and calls ``on_back`` (which reopens the table from its last event).
+    """
+
+    def __init__(self, ws: Any, url: str, stats: Stats, name: str) -> None:
         self.ws = ws
+        self.url = url
+        self.name = name
+        self.stats = stats
+        self.token: str | None = None
         self.ids = itertools.count(1)
         self.waiting: dict[int, asyncio.Future[dict[str, JSON]]] = {}
         self.on_state: Callable[[dict[str, JSON], int], None] = lambda m, size: None
-        self.reader = asyncio.create_task(self._read())
+        self.on_back: Callable[[], Any] | None = None
+        self.closing = False
+        self.back = asyncio.Event()
+        self.back.set()
+        self.reader = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            await self._read()
+            for future in self.waiting.values():
+                if not future.done():
+                    future.set_exception(Lost("connection lost"))
+            self.waiting.clear()
+            if self.closing or self.token is None:
+                return
+            self.back.clear()
+            await self._reconnect()
+            self.back.set()
+            if self.on_back is not None:
+                asyncio.get_running_loop().create_task(self.on_back())
 
     async def _read(self) -> None:
         with contextlib.suppress(Exception):
@@ -174,15 +239,64 @@ class Seat:
                     size = len(frame) if frame.isascii() else len(frame.encode())
                     self.on_state(message, size)
 
-    async def request(self, type: str, **fields: JSON) -> dict[str, JSON]:
+    async def _reconnect(self) -> None:
+        from websockets.asyncio.client import connect
+
+        while not self.closing:
+            try:
+                self.ws = await connect(self.url, compression=None, max_size=2**22, open_timeout=10)
+            except Exception:
+                await asyncio.sleep(0.2)  # no process behind the balancer answered yet
+                continue
+            hello = json.dumps({"type": "hello", "id": 0, "token": self.token, "name": self.name})
+            try:
+                await self.ws.send(hello)
+                while json.loads(await asyncio.wait_for(self.ws.recv(), 10)).get("id") != 0:
+                    pass
+            except Exception:
+                with contextlib.suppress(Exception):
+                    await self.ws.close()
+                await asyncio.sleep(0.2)
+                continue
+            self.stats.reconnects += 1
+            return
+
+    async def request(self, type: str, timeout: float = 60, **fields: JSON) -> dict[str, JSON]:
+        await self.back.wait()
         rid = next(self.ids)
         future: asyncio.Future[dict[str, JSON]] = asyncio.get_running_loop().create_future()
         self.waiting[rid] = future
-        await self.ws.send(json.dumps({"type": type, "id": rid, **fields}))
-        reply = await asyncio.wait_for(future, 60)
+        try:
+            await self.ws.send(json.dumps({"type": type, "id": rid, **fields}))
+        except Exception as exc:
+            self.waiting.pop(rid, None)
+            raise Lost("connection lost") from exc
+        reply = await asyncio.wait_for(future, timeout)
         if reply["type"] == "error":
-            raise RuntimeError(f"{type}: {reply['code']} {reply['message']}")
+            raise Refused(type, str(reply["code"]), str(reply["message"]))
         return reply
+
+    async def close(self) -> None:
+        self.closing = True
+        with contextlib.suppress(Exception):
+            await self.ws.close()
+
+
+def error_kind(type: str, exc: BaseException) -> str:
+    """How an error of a request shows in the report.
+
+    >>> error_kind("move", Refused("move", "table_unavailable", "…"))
+    'move: table_unavailable'
+    >>> error_kind("move", Lost("connection lost")), error_kind("move", TimeoutError())
+    ('move: connection lost', 'move: no reply in time')
+    """
+    if isinstance(exc, Refused):
+        return f"{type}: {exc.code}"
+    if isinstance(exc, Lost):
+        return f"{type}: connection lost"
+    if isinstance(exc, TimeoutError):
+        return f"{type}: no reply in time"
+    return f"{type}: {exc.__class__.__name__}"
 
 
 class Known:
@@ -204,8 +318,12 @@ class Known:
     def __init__(self) -> None:
         self.view: JSON = None
         self.facts: dict[str, JSON] = dict.fromkeys(FACTS)
+        #: The number of the last move this seat has seen (``None``: nothing yet).
+        self.n: int | None = None
 
     def update(self, message: dict[str, JSON]) -> None:
+        n = message.get("n")
+        self.n = n if isinstance(n, int) else self.n
         if message["type"] == "table":
             self.view = message.get("view")
             self.facts = {key: message.get(key) for key in FACTS}
@@ -258,6 +376,8 @@ class TableRun:
         self.sent: dict[int, float] = {}
         self.missing: dict[int, int] = {}
         self.over: asyncio.Event = asyncio.Event()
+        #: The move number each seat has a move on its way for (one at a time).
+        self.planned: dict[int, int] = {}
 
     def _state(self, index: int, message: dict[str, JSON], size: int) -> None:
         if message["type"] == "event":
@@ -283,32 +403,66 @@ class TableRun:
         except (KeyError, IndexError, TypeError, ValueError):
             self.stats.errors += 1  # a patch that does not fit the view we had
             return
+        self._consider(index)
+
+    def _consider(self, index: int) -> None:
+        """Send a move (after a think time) if it is this seat's turn and none is on its way."""
+        known = self.known[index]
         facts = known.facts
         if facts["result"] is not None:
             self.over.set()
             return
+        n = known.n
+        if n is None or self.planned.get(index) == n:
+            return
         if known.view is not None and facts["may_act"] and index in (facts["to_act"] or ()):
-            move = pick_move(known.view, self.rng)
+            move = pick_move(known.view, self.rng)  # type: ignore[arg-type]
             if move is not None:
-                asyncio.get_running_loop().create_task(self._move(index, message["n"], move))
+                self.planned[index] = n
+                asyncio.get_running_loop().create_task(self._move(index, n, move))
 
     async def _move(self, index: int, n: int, move: dict[str, JSON]) -> None:
         await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
         if self.stop:
             return
+        table = self.table
         self.sent[n + 1] = time.perf_counter()
         self.missing[n + 1] = len(self.seats) - 1
         try:
-            await self.seats[index].request("move", table=self.table, move=move)
-        except Exception:
-            self.stats.errors += 1
+            reply = await self.seats[index].request("move", table=table, move=move)
+        except Exception as exc:
+            self.stats.error(error_kind("move", exc))
+            if self.planned.get(index) == n:
+                del self.planned[index]
+            if not isinstance(exc, Lost):  # a lost connection resyncs when it is back
+                await asyncio.sleep(0.5)
+                await self._resync(index)
             return
+        self.stats.acked.append((table, int(reply["n"]), index, time.monotonic()))  # type: ignore[arg-type]
         if self.measuring:
             self.stats.moves += 1
+
+    async def _resync(self, index: int) -> None:
+        """Reopen the table from this seat's last event (the missed ones come first), go on."""
+        if self.stop or not self.table:
+            return
+        known = self.known[index]
+        try:
+            await self.seats[index].request(
+                "table.open", table=self.table, since=known.n, timeout=20
+            )
+        except Exception as exc:
+            self.stats.error(error_kind("table.open", exc))
+            if not isinstance(exc, Lost):
+                await asyncio.sleep(0.5)
+                asyncio.get_running_loop().create_task(self._resync(index))
+            return
+        self._consider(index)
 
     async def play(self) -> None:
         for index, seat in enumerate(self.seats):
             seat.on_state = lambda m, size, i=index: self._state(i, m, size)
+            seat.on_back = lambda i=index: self._resync(i)
         host, *others = self.seats
         while not self.stop:
             if self.arrival > 0:
@@ -316,6 +470,8 @@ class TableRun:
             self.over = asyncio.Event()
             self.sent.clear()
             self.missing.clear()
+            self.planned.clear()
+            self.known = [Known() for _ in self.seats]
             try:
                 created = await host.request(
                     "table.create", game="tagiron", options={"players": len(self.seats)}
@@ -331,8 +487,8 @@ class TableRun:
                     self.stats.games += 1
                 for seat in self.seats:
                     await seat.request("table.close", table=self.table)
-            except Exception:
-                self.stats.errors += 1
+            except Exception as exc:
+                self.stats.error(error_kind("setting up a game", exc))
                 await asyncio.sleep(1)
 
 
@@ -360,8 +516,9 @@ async def _clients(plan: Plan, ready: Callable[[], None], go: Callable[[], Any])
     async def open_seat(name: str, url: str) -> Seat:
         async with gate:
             ws = await connect(url, compression=None, max_size=2**22, open_timeout=120)
-            seat = Seat(ws)
-            await seat.request("hello", token=None, name=name)
+            seat = Seat(ws, url, stats, name)
+            welcome = await seat.request("hello", token=None, name=name)
+            seat.token = str(welcome["token"])
             return seat
 
     runs = []
@@ -396,8 +553,7 @@ async def _clients(plan: Plan, ready: Callable[[], None], go: Callable[[], Any])
         task.cancel()
     for run in runs:
         for seat in run.seats:
-            with contextlib.suppress(Exception):
-                await seat.ws.close()
+            await seat.close()
     return stats
 
 
@@ -519,6 +675,32 @@ def _percentile(values: list[float], q: float) -> float:
 # --- one run --------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Kill:
+    """The owner killed under load: which process, when, and the live tables it owned."""
+
+    pid: int
+    at: float
+    tables: frozenset[str]
+
+
+def takeover_times(kill: Kill, acked: list[tuple[str, int, int, float]]) -> dict[str, float]:
+    """Seconds from the kill to the first move acknowledged on each table the victim owned.
+
+    A table that never moved again is not in the answer.
+
+    >>> kill = Kill(7, 100.0, frozenset({"t1", "t2", "t3"}))
+    >>> takeover_times(kill, [("t1", 5, 0, 99.0), ("t1", 6, 1, 102.5), ("t1", 7, 0, 103.0),
+    ...                       ("t2", 3, 2, 101.0), ("t9", 1, 0, 100.5)])
+    {'t1': 2.5, 't2': 1.0}
+    """
+    first: dict[str, float] = {}
+    for table, _n, _seat, when in acked:
+        if table in kill.tables and when > kill.at:
+            first[table] = min(first.get(table, when), when)
+    return {table: when - kill.at for table, when in sorted(first.items())}
+
+
 @dataclass
 class Outcome:
     """The figures of one run."""
@@ -537,6 +719,14 @@ class Outcome:
     #: ``/api/stats`` at the start and the end of the window (``None``: not served).
     before: dict[str, JSON] | None = None
     after: dict[str, JSON] | None = None
+    #: nginx in front of a cluster: its pid and CPU seconds over the window (0: none).
+    nginx_pid: int = 0
+    nginx_cpu: float = 0.0
+    #: ``--kill-owner-after``: the process killed, when (``time.monotonic()``), and the
+    #: live tables it owned then.
+    killed: Kill | None = None
+    #: Acknowledged moves not in the database at the end (``None``: not checked).
+    lost: list[tuple[str, int, int]] | None = None
 
     @property
     def moves(self) -> int:
@@ -556,13 +746,14 @@ def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
     servers: list[subprocess.Popen[str]] = []
     urls: list[str] = []
     database: str | None = None
+    nginx: subprocess.Popen[bytes] | None = None
     try:
         if args.url:
             urls = [args.url]
         else:
             extras: list[list[str]] = [[]]
             if args.cluster:
-                database = _make_database(args.cluster_pg)
+                database = args.cluster_database = _make_database(args.cluster_pg)
                 namespace = f"bench:{os.urandom(5).hex()}"
                 flags = ["--db", _sqlalchemy_url(args.cluster_pg, database)]
                 flags += ["--redis", args.cluster_redis, "--redis-namespace", namespace]
@@ -575,8 +766,19 @@ def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
                 output = server.stdout
                 assert output is not None
                 threading.Thread(target=output.read, daemon=True).start()
-        return _play(args, urls, [server.pid for server in servers])
+        clients = urls
+        if args.cluster and not args.direct:
+            nginx, balancer = _start_nginx(data / "nginx", urls, 2 * args.tables * args.players)
+            clients = [balancer]
+        outcome = _play(args, clients, urls, [server.pid for server in servers], nginx)
+        if database is not None:
+            acked = [a for s in outcome.stats for a in s.acked]
+            outcome.lost = _lost_moves(_sqlalchemy_url(args.cluster_pg, database), acked)
+        return outcome
     finally:
+        if nginx is not None:
+            nginx.kill()
+            nginx.wait()
         for server in servers:
             server.terminate()
         for server in servers:
@@ -587,8 +789,123 @@ def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
         shutil.rmtree(data, ignore_errors=True)
 
 
-def _play(args: argparse.Namespace, urls: list[str], pids: list[int]) -> Outcome:
-    """The clients against the servers at ``urls``; the figures of the processes ``pids``."""
+def _start_nginx(
+    folder: Path, urls: list[str], connections: int
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Debian's nginx as the load balancer over the processes at ``urls`` (ws:// …/ws).
+
+    Configured as the cluster tests configure it (:func:`bodoge.cluster.nginx.standalone_config`,
+    round-robin, no sticky sessions); returns the process and the ws:// URL clients use.
+    """
+    import socket
+
+    from bodoge.cluster.nginx import standalone_config
+
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not os.access(nginx, os.X_OK):
+        raise RuntimeError("nginx is not installed (apt-get install nginx-light), or use --direct")
+    folder.mkdir(parents=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    upstreams = [re.sub(r"^ws://([^/]+)/.*$", r"\1", url) for url in urls]
+    config = folder / "nginx.conf"
+    config.write_text(
+        standalone_config(upstreams, f"127.0.0.1:{port}", str(folder), max(1024, connections))
+    )
+    log = open(folder / "nginx.log", "ab")  # noqa: SIM115 - the child keeps it
+    try:
+        process = subprocess.Popen(
+            [nginx, "-p", str(folder), "-c", str(config), "-e", str(folder / "error.log")],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+    finally:
+        log.close()
+    deadline = time.monotonic() + 20
+    while True:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+            break
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            text = (folder / "error.log").read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"nginx did not start:\n{text}")
+        time.sleep(0.05)
+    return process, f"ws://127.0.0.1:{port}/ws"
+
+
+def _owners(url: str) -> dict[str, list[str]]:
+    """The live (playing) tables of each owner process, from the database at ``url``."""
+    import sqlalchemy as sa
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    async def read() -> dict[str, list[str]]:
+        engine = create_async_engine(url)
+        try:
+            async with engine.connect() as conn:
+                rows = await conn.execute(
+                    sa.text(
+                        "SELECT owner, id FROM tables"
+                        " WHERE owner IS NOT NULL AND status = 'playing'"
+                    )
+                )
+                found: dict[str, list[str]] = {}
+                for owner, table in rows:
+                    found.setdefault(str(owner), []).append(str(table))
+                return found
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(read())
+
+
+def _lost_moves(url: str, acked: list[tuple[str, int, int, float]]) -> list[tuple[str, int, int]]:
+    """The acknowledged moves that the database's history does not hold (by table, n and seat)."""
+    import sqlalchemy as sa
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    async def read() -> set[tuple[str, int, int | None]]:
+        engine = create_async_engine(url)
+        try:
+            async with engine.connect() as conn:
+                rows = await conn.execute(sa.text("SELECT table_id, n, seat FROM moves"))
+                return {(str(t), int(n), seat) for t, n, seat in rows}
+        finally:
+            await engine.dispose()
+
+    kept = asyncio.run(read())
+    return sorted((t, n, seat) for t, n, seat, _ in acked if (t, n, seat) not in kept)
+
+
+def _kill_owner(args: argparse.Namespace, pids: list[int]) -> Kill | None:
+    """SIGKILL the process owning the most live tables; ``None`` if none owns any."""
+    import signal
+
+    assert args.cluster_database is not None
+    owners = _owners(_sqlalchemy_url(args.cluster_pg, args.cluster_database))
+    # An owner's name is ``host-pid-random`` (bodoge/cluster/ownership.py).
+    by_pid: dict[int, list[str]] = {}
+    for owner, tables in owners.items():
+        with contextlib.suppress(ValueError, IndexError):
+            by_pid.setdefault(int(owner.split("-")[-2]), []).extend(tables)
+    candidates = [pid for pid in pids if by_pid.get(pid)]
+    if not candidates:
+        print("  (kill: no process owns a live table now; nothing killed)", flush=True)
+        return None
+    victim = max(candidates, key=lambda pid: len(by_pid[pid]))
+    os.kill(victim, signal.SIGKILL)
+    return Kill(victim, time.monotonic(), frozenset(by_pid[victim]))
+
+
+def _play(
+    args: argparse.Namespace,
+    urls: list[str],
+    direct: list[str],
+    pids: list[int],
+    nginx: subprocess.Popen[bytes] | None = None,
+) -> Outcome:
+    """The clients against ``urls``; the figures of the processes ``pids`` (at ``direct``)."""
     arrival = 0.0 if args.burst else args.arrival
     # Long enough for the first games to have started (95% of them with Poisson starts).
     warm_up = min(5.0, args.duration / 5) + 3 * arrival
@@ -619,15 +936,36 @@ def _play(args: argparse.Namespace, urls: list[str], pids: list[int]) -> Outcome
         go.set()
         time.sleep(warm_up)
         outcome = Outcome([], args.duration, pids[0] if pids else 0, args.players, pids)
-        outcome.before = _server_stats(urls[0])
+        outcome.nginx_pid = nginx.pid if nginx is not None else 0
+        # The collector's figures are those of one process that lives to the end.
+        befores = [_server_stats(url) for url in direct]
         cpu_start, wall_start = sum(map(_cpu_seconds, pids)), time.monotonic()
-        time.sleep(args.duration)
-        outcome.cpu = sum(map(_cpu_seconds, pids)) - cpu_start
+        nginx_start = _cpu_seconds(outcome.nginx_pid) if nginx else 0.0
+        kill_after = getattr(args, "kill_owner_after", None)
+        cpu_dead, peak_dead = 0.0, 0
+        if kill_after is not None:
+            time.sleep(kill_after)
+            # The victim's CPU time and memory so far count; it has none after.
+            before = {pid: (_cpu_seconds(pid), _proc_status(pid, "VmHWM")) for pid in pids}
+            outcome.killed = _kill_owner(args, pids)
+            if outcome.killed is not None:
+                cpu_dead, peak_dead = before[outcome.killed.pid]
+            time.sleep(args.duration - kill_after)
+        else:
+            time.sleep(args.duration)
+        victim = outcome.killed.pid if outcome.killed is not None else 0
+        alive = [pid for pid in pids if pid != victim]
+        outcome.cpu = sum(map(_cpu_seconds, alive)) + cpu_dead - cpu_start
         outcome.wall = time.monotonic() - wall_start
-        outcome.after = _server_stats(urls[0])
+        if nginx is not None:
+            outcome.nginx_cpu = _cpu_seconds(outcome.nginx_pid) - nginx_start
+        for pid, url, before in zip(pids or [0], direct, befores, strict=False):
+            if outcome.killed is None or pid != outcome.killed.pid:
+                outcome.before, outcome.after = before, _server_stats(url)
+                break
         outcome.stats = [results.get(timeout=args.duration + 600) for _ in workers]
-        outcome.peak_kib = sum(_proc_status(pid, "VmHWM") for pid in pids)
-        outcome.rss_kib = sum(_proc_status(pid, "VmRSS") for pid in pids)
+        outcome.peak_kib = sum(_proc_status(pid, "VmHWM") for pid in alive) + peak_dead
+        outcome.rss_kib = sum(_proc_status(pid, "VmRSS") for pid in alive)
     finally:
         for worker in workers:
             worker.join(30)
@@ -766,12 +1104,54 @@ def report(outcome: Outcome, indent: str = "  ") -> None:
             f"server memory: peak (VmHWM) {outcome.peak_kib / 1024:.0f} MiB, "
             f"now {outcome.rss_kib / 1024:.0f} MiB"
         )
+    if outcome.nginx_pid:
+        lines.append(
+            f"nginx (load balancer) CPU: {outcome.nginx_cpu / max(1e-9, outcome.wall) * 100:.0f}% "
+            "of one core"
+        )
     lines += _gc_lines(outcome.before, outcome.after)
+    lines += _kill_lines(outcome)
     errors = sum(s.errors for s in stats)
     if errors:
-        lines.append(f"errors: {errors}")
+        kinds: dict[str, int] = {}
+        for s in stats:
+            for kind, count in s.kinds.items():
+                kinds[kind] = kinds.get(kind, 0) + count
+        each = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
+        lines.append(f"errors seen by clients: {errors} ({each})")
+    reconnects = sum(s.reconnects for s in stats)
+    if reconnects:
+        lines.append(f"clients reconnected: {reconnects}")
     for line in lines:
         print(indent + line, flush=True)
+
+
+def _kill_lines(outcome: Outcome) -> list[str]:
+    """The takeover after ``--kill-owner-after`` and the acknowledged moves lost."""
+    lines = []
+    kill = outcome.killed
+    if kill is not None:
+        acked = [a for s in outcome.stats for a in s.acked]
+        times = sorted(takeover_times(kill, acked).values())
+        never = len(kill.tables) - len(times)
+        lines.append(
+            f"owner killed (SIGKILL, pid {kill.pid}) with {len(kill.tables)} live tables; "
+            f"{len(times)} moved again" + (f", {never} never did" if never else "")
+        )
+        if times:
+            lines.append(
+                "takeover time (kill → first move acknowledged on a table it owned): "
+                f"median {statistics.median(times):.2f} s, max {times[-1]:.2f} s"
+            )
+    if outcome.lost is not None:
+        total = sum(len(s.acked) for s in outcome.stats)
+        lines.append(
+            f"acknowledged moves lost: {len(outcome.lost)} of {total} "
+            "(each client's acknowledged moves against the database's history)"
+        )
+        for table, n, seat in outcome.lost[:5]:
+            lines.append(f"  lost: {table} move {n} (seat {seat})")
+    return lines
 
 
 def _header(args: argparse.Namespace, tree: Path | None) -> str:
@@ -783,9 +1163,14 @@ def _header(args: argparse.Namespace, tree: Path | None) -> str:
     )
     where = f"server from {tree}" if tree is not None else ""
     if getattr(args, "cluster", 0):
-        where = f"{args.cluster} cluster processes, clients spread seat by seat" + (
-            f", {where}" if where else ""
+        spread = (
+            "clients spread seat by seat (--direct: no load balancer)"
+            if args.direct
+            else "clients through nginx (round-robin, no sticky sessions)"
         )
+        where = f"{args.cluster} cluster processes, {spread}" + (f", {where}" if where else "")
+        if args.kill_owner_after is not None:
+            where += f"; the owner of the most live tables killed {args.kill_owner_after:g} s in"
     return (
         f"bench server: {args.tables} tables × {args.players} seats "
         f"= {args.tables * args.players} clients in {procs} process(es), "
@@ -796,6 +1181,17 @@ def _header(args: argparse.Namespace, tree: Path | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    args.cluster_database = None
+    if args.kill_owner_after is not None:
+        if args.cluster < 2 or args.url:
+            print("--kill-owner-after needs --cluster N with N >= 2", file=sys.stderr)
+            return 2
+        if not 0 < args.kill_owner_after < args.duration:
+            print("--kill-owner-after must be within --duration", file=sys.stderr)
+            return 2
+    if args.direct and not args.cluster:
+        print("--direct goes with --cluster N", file=sys.stderr)
+        return 2
     if args.ab is not None:
         return run_ab(args)
     tree = args.checkout.resolve() if args.checkout else None

@@ -33,7 +33,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from bodoge.cluster.nginx import nginx_config
+from bodoge.cluster.nginx import standalone_config
 
 #: Every service started and not yet stopped, stopped at exit if a test did not.
 _RUNNING: set[Service] = set()
@@ -337,21 +337,9 @@ class NginxServer(Service):
         return f"ws://127.0.0.1:{self.port}/ws"
 
     def prepare(self) -> None:
-        f = self.folder
-        temp = "\n".join(
-            f"    {kind}_temp_path {f / kind};"
-            for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-        )
-        http = nginx_config([f"127.0.0.1:{p}" for p in self.upstreams], f"127.0.0.1:{self.port}")
+        upstreams = [f"127.0.0.1:{p}" for p in self.upstreams]
         self.config_path.write_text(
-            "# Test wrapper: one process in the foreground, every file in the test's folder.\n"
-            "daemon off;\nmaster_process off;\n"
-            f"pid {f / 'nginx.pid'};\nerror_log {f / 'error.log'} info;\n"
-            "events { worker_connections 1024; }\n"
-            "http {\n"
-            f"    access_log {f / 'access.log'};\n{temp}\n"
-            + "\n".join(f"    {line}" if line else "" for line in http.splitlines())
-            + "\n}\n"
+            standalone_config(upstreams, f"127.0.0.1:{self.port}", str(self.folder))
         )
 
     def command(self) -> Sequence[str]:
