@@ -114,10 +114,11 @@ def register_bench(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--rounds", type=int, default=2, help="runs of each side with --ab")
     parser.add_argument(
         "--cluster",
-        type=int,
-        default=0,
-        metavar="N",
-        help="N server processes in cluster mode (PostgreSQL and Redis), clients spread over them",
+        type=_sizes,
+        default=[],
+        metavar="N[,N…]",
+        help="N server processes in cluster mode (PostgreSQL and Redis) behind nginx; "
+        "several sizes (1,2,3): one run each with the same clients, then a table of the figures",
     )
     parser.add_argument(
         "--direct",
@@ -148,6 +149,21 @@ def register_bench(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def _sizes(text: str) -> list[int]:
+    """``--cluster``'s sizes: ``"3"`` or ``"1,2,3"``.
+
+    >>> _sizes("1,2,3"), _sizes("2")
+    ([1, 2, 3], [2])
+    """
+    try:
+        sizes = [int(part) for part in text.split(",")]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError(f"not a number of processes (or a list of them): {text}")
+    return sizes
+
+
 # --- the clients -------------------------------------------------------------------
 
 
@@ -171,6 +187,8 @@ class Stats:
     kinds: dict[str, int] = field(default_factory=dict)
     #: Connections that dropped and came back (through the load balancer, same token).
     reconnects: int = 0
+    #: Tables whose clients gave their game up (a request of the setting up failed).
+    abandoned: list[str] = field(default_factory=list)
 
     def error(self, kind: str) -> None:
         self.errors += 1
@@ -431,6 +449,8 @@ class TableRun:
         try:
             reply = await self.seats[index].request("move", table=table, move=move)
         except Exception as exc:
+            if self.stop:  # the bench is over: its clients hang up
+                return
             self.stats.error(error_kind("move", exc))
             if self.planned.get(index) == n:
                 del self.planned[index]
@@ -452,6 +472,8 @@ class TableRun:
                 "table.open", table=self.table, since=known.n, timeout=20
             )
         except Exception as exc:
+            if self.stop:
+                return
             self.stats.error(error_kind("table.open", exc))
             if not isinstance(exc, Lost):
                 await asyncio.sleep(0.5)
@@ -468,6 +490,7 @@ class TableRun:
             if self.arrival > 0:
                 await asyncio.sleep(self.rng.expovariate(1 / self.arrival))
             self.over = asyncio.Event()
+            self.table = ""
             self.sent.clear()
             self.missing.clear()
             self.planned.clear()
@@ -489,6 +512,8 @@ class TableRun:
                     await seat.request("table.close", table=self.table)
             except Exception as exc:
                 self.stats.error(error_kind("setting up a game", exc))
+                if self.table:
+                    self.stats.abandoned.append(self.table)
                 await asyncio.sleep(1)
 
 
@@ -682,12 +707,15 @@ class Kill:
     pid: int
     at: float
     tables: frozenset[str]
+    #: Seconds the run went on after the kill.
+    left: float = 0.0
 
 
 def takeover_times(kill: Kill, acked: list[tuple[str, int, int, float]]) -> dict[str, float]:
     """Seconds from the kill to the first move acknowledged on each table the victim owned.
 
-    A table that never moved again is not in the answer.
+    A table that never moved again is not in the answer. The time includes the clients'
+    coming back through the load balancer and one think time.
 
     >>> kill = Kill(7, 100.0, frozenset({"t1", "t2", "t3"}))
     >>> takeover_times(kill, [("t1", 5, 0, 99.0), ("t1", 6, 1, 102.5), ("t1", 7, 0, 103.0),
@@ -878,7 +906,7 @@ def _lost_moves(url: str, acked: list[tuple[str, int, int, float]]) -> list[tupl
     return sorted((t, n, seat) for t, n, seat, _ in acked if (t, n, seat) not in kept)
 
 
-def _kill_owner(args: argparse.Namespace, pids: list[int]) -> Kill | None:
+def _kill_owner(args: argparse.Namespace, pids: list[int], left: float) -> Kill | None:
     """SIGKILL the process owning the most live tables; ``None`` if none owns any."""
     import signal
 
@@ -895,7 +923,7 @@ def _kill_owner(args: argparse.Namespace, pids: list[int]) -> Kill | None:
         return None
     victim = max(candidates, key=lambda pid: len(by_pid[pid]))
     os.kill(victim, signal.SIGKILL)
-    return Kill(victim, time.monotonic(), frozenset(by_pid[victim]))
+    return Kill(victim, time.monotonic(), frozenset(by_pid[victim]), left)
 
 
 def _play(
@@ -947,7 +975,7 @@ def _play(
             time.sleep(kill_after)
             # The victim's CPU time and memory so far count; it has none after.
             before = {pid: (_cpu_seconds(pid), _proc_status(pid, "VmHWM")) for pid in pids}
-            outcome.killed = _kill_owner(args, pids)
+            outcome.killed = _kill_owner(args, pids, args.duration - kill_after)
             if outcome.killed is not None:
                 cpu_dead, peak_dead = before[outcome.killed.pid]
             time.sleep(args.duration - kill_after)
@@ -1132,11 +1160,15 @@ def _kill_lines(outcome: Outcome) -> list[str]:
     kill = outcome.killed
     if kill is not None:
         acked = [a for s in outcome.stats for a in s.acked]
-        times = sorted(takeover_times(kill, acked).values())
-        never = len(kill.tables) - len(times)
+        moved = takeover_times(kill, acked)
+        times = sorted(moved.values())
+        given_up = (kill.tables - moved.keys()) & {t for s in outcome.stats for t in s.abandoned}
+        never = len(kill.tables - moved.keys() - given_up)
         lines.append(
             f"owner killed (SIGKILL, pid {kill.pid}) with {len(kill.tables)} live tables; "
-            f"{len(times)} moved again" + (f", {never} never did" if never else "")
+            f"{len(times)} moved again"
+            + (f", {never} never did in the {kill.left:g} s left" if never else "")
+            + (f", {len(given_up)} given up by their clients (setting up)" if given_up else "")
         )
         if times:
             lines.append(
@@ -1168,8 +1200,9 @@ def _header(args: argparse.Namespace, tree: Path | None) -> str:
             if args.direct
             else "clients through nginx (round-robin, no sticky sessions)"
         )
-        where = f"{args.cluster} cluster processes, {spread}" + (f", {where}" if where else "")
-        if args.kill_owner_after is not None:
+        processes = "process" if args.cluster == 1 else "processes"
+        where = f"{args.cluster} cluster {processes}, {spread}" + (f", {where}" if where else "")
+        if args.kill_owner_after is not None and args.cluster >= 2:
             where += f"; the owner of the most live tables killed {args.kill_owner_after:g} s in"
     return (
         f"bench server: {args.tables} tables × {args.players} seats "
@@ -1181,23 +1214,83 @@ def _header(args: argparse.Namespace, tree: Path | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    sizes: list[int] = args.cluster
     args.cluster_database = None
+    args.cluster = sizes[0] if sizes else 0
     if args.kill_owner_after is not None:
-        if args.cluster < 2 or args.url:
+        if max(sizes, default=0) < 2 or args.url:
             print("--kill-owner-after needs --cluster N with N >= 2", file=sys.stderr)
             return 2
         if not 0 < args.kill_owner_after < args.duration:
             print("--kill-owner-after must be within --duration", file=sys.stderr)
             return 2
-    if args.direct and not args.cluster:
+    if args.direct and not sizes:
         print("--direct goes with --cluster N", file=sys.stderr)
+        return 2
+    if len(sizes) > 1 and (args.ab is not None or args.url):
+        print("several --cluster sizes go without --ab and --url", file=sys.stderr)
         return 2
     if args.ab is not None:
         return run_ab(args)
     tree = args.checkout.resolve() if args.checkout else None
+    if len(sizes) > 1:
+        return run_sizes(args, sizes, tree)
     print(_header(args, tree), flush=True)
     report(measure(args, tree))
     return 0
+
+
+def run_sizes(args: argparse.Namespace, sizes: list[int], tree: Path | None) -> int:
+    """One run per cluster size, the same clients each time, then the figures side by side."""
+    rows = []
+    for i, size in enumerate(sizes, 1):
+        one = argparse.Namespace(**vars(args))
+        one.cluster, one.cluster_database = size, None
+        if size < 2:
+            one.kill_owner_after = None  # one process: nobody to take a table over
+        print(f"[{i}/{len(sizes)}] " + _header(one, tree), flush=True)
+        outcome = measure(one, tree)
+        report(outcome, indent="    ")
+        rows.append((size, outcome))
+    print("cluster sizes, same clients (" + _clients_line(args) + "):")
+    for line in size_table(rows):
+        print("  " + line, flush=True)
+    return 0
+
+
+def _clients_line(args: argparse.Namespace) -> str:
+    return (
+        f"{args.tables} tables × {args.players} seats, think ~{args.think:g} s, "
+        f"{args.duration:g} s measured"
+        + (f", owner killed {args.kill_owner_after:g} s in" if args.kill_owner_after else "")
+    )
+
+
+def size_table(rows: list[tuple[int, Outcome]]) -> list[str]:
+    """The figures of runs on several cluster sizes, one line each."""
+    lines = [
+        "  N   moves/s   latency median / p99   CPU s/1000 moves   "
+        "takeover median / max   acked lost   errors"
+    ]
+    for size, outcome in rows:
+        latencies = [x for s in outcome.stats for x in s.latencies]
+        latency = "-"
+        if latencies:
+            median, p99 = statistics.median(latencies), _percentile(latencies, 0.99)
+            latency = f"{median * 1e3:6.1f} / {p99 * 1e3:.1f} ms"
+        per_move = outcome.cpu_per_1000_moves
+        takeover = "-"
+        if outcome.killed is not None:
+            acked = [a for s in outcome.stats for a in s.acked]
+            times = sorted(takeover_times(outcome.killed, acked).values())
+            takeover = f"{statistics.median(times):.2f} / {times[-1]:.2f} s" if times else "none"
+        lost = "-" if outcome.lost is None else str(len(outcome.lost))
+        lines.append(
+            f"{size:3d}   {outcome.moves / outcome.duration:7.1f}   {latency:>20}   "
+            f"{per_move if per_move is not None else float('nan'):16.2f}   {takeover:>21}   "
+            f"{lost:>10}   {sum(s.errors for s in outcome.stats):6d}"
+        )
+    return lines
 
 
 def run_ab(args: argparse.Namespace) -> int:
