@@ -466,11 +466,11 @@ class TableRun:
         """Reopen the table from this seat's last event (the missed ones come first), go on."""
         if self.stop or not self.table:
             return
-        known = self.known[index]
+        since: dict[str, JSON] = (
+            {} if self.known[index].n is None else {"since": self.known[index].n}
+        )
         try:
-            await self.seats[index].request(
-                "table.open", table=self.table, since=known.n, timeout=20
-            )
+            await self.seats[index].request("table.open", table=self.table, timeout=20, **since)
         except Exception as exc:
             if self.stop:
                 return
