@@ -25,10 +25,20 @@ It prints, over the measured window (after a warm-up):
 
 ``--cluster N`` starts N ``bodoge serve --redis`` processes instead of one, on a database of
 their own (made on ``--cluster-pg``, dropped afterwards) and a Redis namespace of their own
-(on ``--cluster-redis``), and spreads the clients over them seat by seat, so that most
-seats of a table play through a process that does not run it (a replica; moves forwarded
-to the owner). CPU time and memory are those of all the processes together; the
-collector's figures are the first process's.
+(on ``--cluster-redis``), behind a private nginx (``bodoge/cluster/nginx.py``, round-robin, no
+sticky sessions) through which every client connects, so that most seats of a table play
+through a process that does not run it (a replica; moves forwarded to the owner).
+``--direct`` hands each client one process's address instead, seat by seat. CPU time and
+memory are those of all the processes together (nginx's CPU apart); the collector's figures
+are one surviving process's. At the end every acknowledged move is looked up in the database
+(``acknowledged moves lost``). ``--cluster 1,2,3`` runs each size with the same clients and
+prints the figures side by side.
+
+``--kill-owner-after S`` kills (SIGKILL) the process owning the most live tables S seconds
+into the window. Its clients reconnect through nginx with their token and reopen their table
+from their last event, as the browser does; the bench prints the **takeover time** — from the
+kill to the first move acknowledged on each table the victim owned, median and max — and the
+errors the clients saw, by kind.
 
 ``--checkout PATH`` runs the server from another source tree (a git worktree of
 an older commit, say); ``--ab OLD_PATH`` runs old, new, old, new (``--rounds``)
