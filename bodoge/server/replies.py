@@ -50,7 +50,7 @@ REMEMBERED = frozenset(
 
 @dataclass
 class _Entry:
-    request: bytes
+    request: str
     reply: asyncio.Future[dict[str, JSON]]
     at: float
 
@@ -61,7 +61,7 @@ class RecentReplies:
     def __init__(self, seconds: float = 600.0, size: int = 50_000) -> None:
         self.seconds = seconds
         self.size = size
-        self._entries: OrderedDict[tuple[str, bytes], _Entry] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, str], _Entry] = OrderedDict()
 
     def begin(
         self, player_id: str, request: Mapping[str, JSON]
@@ -73,8 +73,10 @@ class RecentReplies:
         first request's future: done, or done once the first request is answered.
         """
         self._expire()
-        key = (player_id, orjson.dumps(request["id"]))
-        text = orjson.dumps(request, option=orjson.OPT_SORT_KEYS)
+        # As text: orjson's bytes keep the whole buffer they were written in (4 KiB or so),
+        # and a server keeps tens of thousands of these.
+        key = (player_id, orjson.dumps(request["id"]).decode())
+        text = orjson.dumps(request, option=orjson.OPT_SORT_KEYS).decode()
         entry = self._entries.get(key)
         if entry is not None and entry.request == text:
             return entry.reply, False
@@ -85,7 +87,7 @@ class RecentReplies:
 
     def forget(self, player_id: str, request_id: JSON, reply: dict[str, JSON]) -> None:
         """Run the request again if it comes again; whoever waits for it now gets ``reply``."""
-        entry = self._entries.pop((player_id, orjson.dumps(request_id)), None)
+        entry = self._entries.pop((player_id, orjson.dumps(request_id).decode()), None)
         if entry is not None and not entry.reply.done():
             entry.reply.set_result(reply)
 
