@@ -24,7 +24,7 @@ from bodoge.server.protocol import ProtocolError, Request, encode, now_ms
 from bodoge.server.replica import OwnedElsewhere, table_command
 from bodoge.server.replies import REMEMBERED
 from bodoge.server.table import LiveTable, Reply
-from bodoge.store import StoreUnavailable
+from bodoge.store import StoreUnavailable, is_unavailable
 
 if TYPE_CHECKING:
     from bodoge.server.service import Server
@@ -202,12 +202,15 @@ class Connection:
             self.error(req, exc.code, str(exc))
         except TableGone:
             self.error(req, "internal_error", "the table moved; try again")
-        except StoreUnavailable:
-            log.warning("request %s: the store cannot write", req.type if req else "?")
-            self.error(req, "store_unavailable", "the server cannot store anything now; try later")
-        except Exception:
-            log.exception("request %s failed", req.type if req else "?")
-            self.error(req, "internal_error", "the server failed; nothing changed")
+        except Exception as exc:
+            if is_unavailable(exc):  # a write refused, or a read cut off as the database went
+                log.warning("request %s: the store cannot be reached", req.type if req else "?")
+                self.error(
+                    req, "store_unavailable", "the server cannot store anything now; try later"
+                )
+            else:
+                log.exception("request %s failed", req.type if req else "?")
+                self.error(req, "internal_error", "the server failed; nothing changed")
         finally:
             self._settle_retry()
 

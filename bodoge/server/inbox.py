@@ -39,7 +39,7 @@ from typing import Any, TypeVar, TypeVarTuple
 
 from bodoge.core.errors import GameError
 from bodoge.server.protocol import ProtocolError
-from bodoge.store import Fenced, StoreUnavailable
+from bodoge.store import Fenced, StoreUnavailable, is_unavailable
 
 log = logging.getLogger(__name__)
 
@@ -99,10 +99,14 @@ class Inbox:
             except Fenced:  # another process runs the table now: nothing was written here
                 if future is not None and not future.done():
                     future.set_exception(TableGone(self.table_id))
-            except Exception:
-                log.exception("table %s: %s failed", self.table_id, command.__name__)
-                if future is not None and not future.done():
-                    future.set_exception(ProtocolError("internal_error", "the server failed"))
+            except Exception as exc:
+                if is_unavailable(exc):  # a read cut off as the database went: nothing changed
+                    if future is not None and not future.done():
+                        future.set_exception(StoreUnavailable(str(exc)))
+                else:
+                    log.exception("table %s: %s failed", self.table_id, command.__name__)
+                    if future is not None and not future.done():
+                        future.set_exception(ProtocolError("internal_error", "the server failed"))
             else:
                 if future is not None and not future.done():
                     future.set_result(result)

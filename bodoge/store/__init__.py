@@ -16,7 +16,7 @@ from bodoge.store.records import (
     TableRecord,
     Timers,
 )
-from bodoge.store.sql import SqlStore, open_store, sqlite_url
+from bodoge.store.sql import SqlStore, is_unavailable, open_store, sqlite_url
 
 __all__ = [
     "ChatRecord",
@@ -32,6 +32,7 @@ __all__ = [
     "TableBundle",
     "TableRecord",
     "Timers",
+    "is_unavailable",
     "open_store",
     "sqlite_url",
 ]

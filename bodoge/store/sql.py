@@ -49,7 +49,7 @@ from typing import Any, TypeVar
 import orjson
 import sqlalchemy as sa
 from sqlalchemy import event
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from bodoge.store import schema
@@ -340,6 +340,27 @@ Kinds = type[BaseException] | tuple[type[BaseException], ...]
 #: full, an I/O error, a lock held too long) and SQLAlchemy's engine.
 SQLITE_UNAVAILABLE: Kinds = sqlite3.OperationalError
 ENGINE_UNAVAILABLE: Kinds = OperationalError
+
+
+def is_unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database cannot be reached or written now (it is restarting,
+    down, out of disk), rather than a bug: the caller answers ``store_unavailable``.
+
+    Writes already fail with :class:`StoreUnavailable`; this also covers a read that meets
+    a connection the database closed (SQLAlchemy's ``InterfaceError``, asyncpg's own).
+
+    >>> is_unavailable(StoreUnavailable("disk full")), is_unavailable(KeyError("x"))
+    (True, False)
+    """
+    if isinstance(exc, StoreUnavailable | SQLITE_UNAVAILABLE | OperationalError | InterfaceError):
+        return True
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    try:
+        kinds = _asyncpg_unavailable()
+    except ImportError:
+        return False
+    return isinstance(exc, kinds)
 
 
 def _asyncpg_unavailable() -> Kinds:

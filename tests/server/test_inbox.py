@@ -81,3 +81,24 @@ async def test_closing_fails_what_is_queued_and_what_comes_after() -> None:
     inbox.post(note, "posted")
     await asyncio.sleep(0.01)
     assert ran == []
+
+
+async def test_a_read_cut_off_by_the_database_is_store_unavailable_not_a_bug(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """PostgreSQL restarting under a read: SQLAlchemy's ``InterfaceError`` ("connection is
+    closed"), which the caller answers as ``store_unavailable``, with no traceback logged."""
+    from sqlalchemy.exc import InterfaceError
+
+    from bodoge.store import StoreUnavailable
+
+    inbox = Inbox("t_test", after_each=lambda: None)
+    inbox.start()
+
+    async def read() -> None:
+        raise InterfaceError("SELECT 1", {}, Exception("connection is closed"))
+
+    with caplog.at_level(logging.ERROR), pytest.raises(StoreUnavailable):
+        await inbox.call(read)
+    assert not caplog.records
+    inbox.stop()
