@@ -3,6 +3,7 @@
 * :mod:`bodoge.server.pages`: ``/``, ``/t/{table_id}`` and the static files (``/static/…``);
 * :mod:`bodoge.server.metrics`: ``/metrics`` and ``/healthz``;
 * :mod:`bodoge.server.api`: ``/api/stats``, ``/api/games``, ``/api/tables…``;
+* :mod:`bodoge.server.account_api`: ``/api/account…``, ``/api/sign-in…``, ``/api/sign-out…``;
 * :mod:`bodoge.server.assets`: pictures, ``/api/games/{game}/assets/…`` and ``/api/decks…``;
 * :mod:`bodoge.server.websocket`: ``/ws``.
 
@@ -16,6 +17,7 @@ from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
 
+from bodoge.server.account_api import account_routes
 from bodoge.server.api import api_routes
 from bodoge.server.assets import asset_routes
 from bodoge.server.collector import COLLECTOR
@@ -49,6 +51,7 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
         *page_routes(),
         *metrics_routes(server.metrics, server.probes),
         *api_routes(server),
+        *account_routes(server),
         *asset_routes(server),
         *websocket_routes(server),
         *static_routes(server.games.values()),  # last: /static takes every path below it

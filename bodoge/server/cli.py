@@ -91,6 +91,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         " (0: no limit; default %(default)s)",
     )
     parser.add_argument(
+        "--sign-ins-per-hour",
+        type=int,
+        default=quotas.sign_ins_per_hour,
+        metavar="N",
+        help="password sign-ins (and accounts made, passkey sign-ins begun) one client address"
+        " may try an hour (0: no limit; default %(default)s)",
+    )
+    parser.add_argument(
+        "--sign-ins-per-account-hour",
+        type=int,
+        default=quotas.sign_ins_per_account_hour,
+        metavar="N",
+        help="password sign-ins tried an hour for one account name, existing or not"
+        " (0: no limit; default %(default)s)",
+    )
+    parser.add_argument(
         "--guest-idle-days",
         type=float,
         default=quotas.guest_seconds / DAY,
@@ -195,6 +211,8 @@ def quotas_of(args: argparse.Namespace) -> Quotas:
     return dataclasses.replace(
         Quotas(),
         new_players_per_hour=args.new_players_per_hour,
+        sign_ins_per_hour=args.sign_ins_per_hour,
+        sign_ins_per_account_hour=args.sign_ins_per_account_hour,
         guest_seconds=args.guest_idle_days * DAY,
         cleanup_seconds=args.cleanup_every,
         waiting_tables_per_player=args.waiting_tables_per_player,

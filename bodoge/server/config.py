@@ -54,6 +54,10 @@ class Quotas:
     #: Seconds after which a guest who never sat at a table, hosted one, chatted or uploaded,
     #: and has not been seen since, is removed from the store.
     guest_seconds: float = 30 * DAY
+    #: Password sign-ins (and accounts made, and passkey sign-ins begun) per client address
+    #: and hour, and password sign-ins per account name and hour (bodoge/server/accounts.py).
+    sign_ins_per_hour: int = 30
+    sign_ins_per_account_hour: int = 10
     #: Waiting tables one player may host at once, and tables a player may create an hour.
     waiting_tables_per_player: int = 5
     tables_per_hour: int = 60

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from bodoge.core.errors import GameError
 from bodoge.core.values import JSON
-from bodoge.server.identity import Player
+from bodoge.server.identity import Player, hash_token
 from bodoge.server.inbox import Args, R, TableGone
 from bodoge.server.protocol import ProtocolError, Request, encode, now_ms
 from bodoge.server.replica import OwnedElsewhere, table_command
@@ -56,6 +56,8 @@ class Connection:
         self.address = address
         self.limits = server.config.limits
         self.player: Player | None = None
+        #: The SHA-256 of the token this connection said hello with (signing out ends it).
+        self.token_hash: str | None = None
         self.opened: set[str] = set()
         self.closing = False
         # ``None`` in the outbox: stop writing (the connection is closing).
@@ -254,6 +256,7 @@ class Connection:
         self._admitted = False
         if self.player is not None:
             self.server.admission.leave_player(self.player.id)
+            self.server.sockets.leave(self.player.id, self)
         self.server.lobby.unsubscribe(self)
         tables = self.server.tables
         for table_id in self.opened:
@@ -334,6 +337,8 @@ class Connection:
                 raise
             self.server.admission.enter_player(player.id)
         self.player = player
+        self.token_hash = hash_token(str(token))
+        self.server.sockets.enter(player.id, self)
         self.reply_to(req)({"type": "welcome", "player": player.to_json(), "token": token})
 
     async def _seen(self, player: Player) -> None:

@@ -184,6 +184,22 @@ class Players:
         self._by_hash[record.token_hash] = player
         return player
 
+    def remember_token(self, record: PlayerRecord, token_hash: str) -> Player:
+        """The player, known by one more token (a sign-in of their account)."""
+        player = self.remember(record)
+        self._by_hash[token_hash] = player
+        return player
+
+    def forget_tokens(self, token_hashes: set[str]) -> None:
+        """These tokens were ended: the next use looks in the store (and finds nobody)."""
+        for digest in token_hashes:
+            self._by_hash.pop(digest, None)
+
+    def forget_player_tokens(self, player_id: str) -> None:
+        """Every token of the player was ended (sign out everywhere)."""
+        for digest in [d for d, p in list(self._by_hash.items()) if p.id == player_id]:
+            self._by_hash.pop(digest, None)
+
     def get(self, player_id: str) -> Player | None:
         return self._by_id.get(player_id)
 

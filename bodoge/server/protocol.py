@@ -99,6 +99,7 @@ ERRORS: dict[str, str] = {
 
 #: WebSocket close codes the server uses.
 CLOSE_CODES: dict[int, str] = {
+    4001: "signed out: the token this connection said hello with was ended",
     4008: "flooding: kept sending after rate_limited",
     4009: "too slow: the client fell too far behind and must resync",
     1009: "a frame beyond the hard size limit",

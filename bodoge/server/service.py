@@ -20,6 +20,7 @@ from bodoge.cluster.ownership import new_process_id
 from bodoge.cluster.service import ClusterService
 from bodoge.core.values import JSON
 from bodoge.games import registry
+from bodoge.server.accounts import Accounts, Sockets
 from bodoge.server.admission import Admission
 from bodoge.server.bots import BotRunner
 from bodoge.server.config import ServerConfig
@@ -48,6 +49,8 @@ class Server:
         limits = config.limits
         self.admission = Admission(limits.connections_per_address, limits.connections_per_player)
         self.recent = RecentReplies(limits.retry_seconds)
+        #: The live WebSockets of each player (signing out closes them).
+        self.sockets = Sockets()
         self._stopped = False
         self.counters = Counters()
         #: New players each client address may make an hour.
@@ -83,6 +86,14 @@ class Server:
         if hasattr(self.store, "on_commit"):
             self.store.on_commit = self.metrics.commit_seconds.observe
         self.players = Players(self.store, self.config.limits.name_chars)
+        quotas = self.config.quotas
+        self.accounts = Accounts(
+            self.store,
+            self.players,
+            sign_ins_per_hour=quotas.sign_ins_per_hour,
+            sign_ins_per_account_hour=quotas.sign_ins_per_account_hour,
+            on_sign_out=self.sockets.signed_out,
+        )
         self.bots = BotRunner(self.config.bot_workers, self.games, self.config.bot_timeout)
         self.lobby = Lobby()
         self.tables = Tables(

@@ -7,8 +7,10 @@ through ``postgresql+asyncpg://``).
 
 from bodoge.store.base import Conflict, Fenced, Store, StoreUnavailable
 from bodoge.store.records import (
+    AccountRecord,
     ChatRecord,
     MoveRecord,
+    PasskeyRecord,
     PictureSetRecord,
     PlayerRecord,
     SeatRecord,
@@ -19,10 +21,12 @@ from bodoge.store.records import (
 from bodoge.store.sql import SqlStore, is_unavailable, open_store, sqlite_url
 
 __all__ = [
+    "AccountRecord",
     "ChatRecord",
     "Conflict",
     "Fenced",
     "MoveRecord",
+    "PasskeyRecord",
     "PictureSetRecord",
     "PlayerRecord",
     "SeatRecord",

@@ -10,8 +10,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from bodoge.store.records import (
+    AccountRecord,
     ChatRecord,
     MoveRecord,
+    PasskeyRecord,
     PictureSetRecord,
     PlayerRecord,
     SeatRecord,
@@ -70,6 +72,55 @@ class Store(ABC):
     async def delete_guests(self, ids: Iterable[str], seen_before: int | None) -> int:
         """Delete those of ``ids`` who are still guests unseen since before ``seen_before``
         (``None``: whenever seen); how many were deleted."""
+
+    # --- accounts (bodoge/server/accounts.py) ------------------------------------------
+
+    @abstractmethod
+    async def account(self, player_id: str) -> AccountRecord | None:
+        """The player's account (``None``: a guest, or no such player)."""
+
+    @abstractmethod
+    async def account_by_key(self, key: str) -> AccountRecord | None: ...
+
+    @abstractmethod
+    async def make_account(
+        self, player_id: str, name: str, key: str, password_hash: str | None
+    ) -> None:
+        """The guest keeps their name.  Raises :class:`Conflict` if the key is taken."""
+
+    @abstractmethod
+    async def set_password(self, player_id: str, password_hash: str | None) -> None: ...
+
+    @abstractmethod
+    async def add_session(self, token_hash: str, player_id: str, generation: int, at: int) -> None:
+        """A new sign-in of the account, of its current generation."""
+
+    @abstractmethod
+    async def end_session(self, token_hash: str, replacement: str) -> None:
+        """The token no longer names anyone: its sign-in is deleted, or, if it is the token
+        the player began with, ``replacement`` (the hash of no token) takes its place."""
+
+    @abstractmethod
+    async def end_sessions(self, player_id: str, generation: int, replacement: str) -> None:
+        """Sign out everywhere: the account moves to ``generation`` (older sign-ins are
+        deleted) and ``replacement`` takes the place of the token it began with."""
+
+    @abstractmethod
+    async def add_passkey(self, passkey: PasskeyRecord) -> None:
+        """Raises :class:`Conflict` if the credential id is known."""
+
+    @abstractmethod
+    async def passkey(self, credential_id: str) -> PasskeyRecord | None: ...
+
+    @abstractmethod
+    async def passkeys(self, player_id: str) -> list[PasskeyRecord]:
+        """The account's passkeys, oldest first."""
+
+    @abstractmethod
+    async def use_passkey(self, credential_id: str, sign_count: int, at: int) -> None: ...
+
+    @abstractmethod
+    async def delete_passkey(self, player_id: str, credential_id: str) -> None: ...
 
     @abstractmethod
     async def create_table(self, table: TableRecord, seats: Iterable[SeatRecord]) -> None: ...

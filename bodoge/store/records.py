@@ -31,6 +31,31 @@ class PlayerRecord:
 
 
 @dataclass(frozen=True)
+class AccountRecord:
+    """A player who kept their name: the account name as typed, its unique key, the argon2
+    hash of their password (``None``: passkeys only) and the generation of their sign-ins."""
+
+    player: PlayerRecord
+    name: str
+    key: str
+    password_hash: str | None
+    generation: int
+
+
+@dataclass(frozen=True)
+class PasskeyRecord:
+    """A WebAuthn credential of an account: its id (base64url) and public key (COSE)."""
+
+    id: str
+    player: str
+    public_key: bytes
+    sign_count: int
+    name: str
+    created_at: int
+    used_at: int | None = None
+
+
+@dataclass(frozen=True)
 class PictureSetRecord:
     """An uploaded set of pictures (a deck), without its pictures."""
 

@@ -16,6 +16,39 @@ players = sa.Table(
     # Added after the first release (stores made before gain it when opened): when the player
     # last said hello, for the removal of idle guests (bodoge/server/housekeeping.py).
     sa.Column("seen_at", sa.BigInteger, nullable=True),
+    # Accounts (bodoge/server/accounts.py), added after the first release too: a guest who
+    # kept their name has an account name as typed, its key (NFKC, case folded: unique) and,
+    # if they chose one, the argon2 hash of a password.  A guest has none of them.
+    sa.Column("account_name", sa.Text, nullable=True),
+    sa.Column("account_key", sa.Text, nullable=True),
+    sa.Column("password_hash", sa.Text, nullable=True),
+    # The generation of the account's sign-ins: "sign out everywhere" moves it on, and a
+    # sign-in of an older generation no longer names anyone.
+    sa.Column("generation", sa.Integer, nullable=True),
+)
+
+# An account's sign-ins beyond the token its guest began with (another device, a browser
+# signed in again): only the SHA-256 of each token, like players.token_hash.
+sessions = sa.Table(
+    "sessions",
+    metadata,
+    sa.Column("token_hash", sa.String(64), primary_key=True),
+    sa.Column("player", sa.String(32), nullable=False, index=True),
+    sa.Column("generation", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+)
+
+# An account's passkeys (WebAuthn credentials): the public key, never a secret.
+passkeys = sa.Table(
+    "passkeys",
+    metadata,
+    sa.Column("id", sa.Text, primary_key=True),  # the credential id, base64url
+    sa.Column("player", sa.String(32), nullable=False, index=True),
+    sa.Column("public_key", sa.LargeBinary, nullable=False),
+    sa.Column("sign_count", sa.BigInteger, nullable=False),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Column("used_at", sa.BigInteger, nullable=True),
 )
 
 tables = sa.Table(
@@ -102,6 +135,9 @@ PLAYER_INDEXES = (
     sa.Index("chat_by_player", chat.c.player),
 )
 
+#: One account per key: two names that read the same after NFKC and case folding clash.
+ACCOUNT_INDEX = sa.Index("players_by_account", players.c.account_key, unique=True)
+
 # Sets of uploaded pictures, already checked and redrawn (bodoge/server/pictures.py).  A set
 # is written once, whole, and never changes.  (Stores made before these two tables kept the
 # pictures in one table, deck_images; they are moved here when such a store is opened.)
@@ -135,4 +171,4 @@ pictures = sa.Table(
 )
 
 #: Indexes added after the first release, which stores made before gain when opened.
-NEW_INDEXES = (*PLAYER_INDEXES, *picture_sets.indexes)
+NEW_INDEXES = (*PLAYER_INDEXES, ACCOUNT_INDEX, *picture_sets.indexes)

@@ -55,8 +55,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from bodoge.store import schema
 from bodoge.store.base import Conflict, Fenced, Store, StoreUnavailable
 from bodoge.store.records import (
+    AccountRecord,
     ChatRecord,
     MoveRecord,
+    PasskeyRecord,
     PictureSetRecord,
     PlayerRecord,
     SeatRecord,
@@ -150,12 +152,31 @@ ANY_TIME = 2**62
 #: A player who left no trace: no seat, no table hosted, no chat line, no picture set.
 _GUEST = (
     "COALESCE(players.seen_at, players.created_at) < ?"
+    " AND players.account_key IS NULL"
     " AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.player = players.id)"
     " AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.left_player = players.id)"
     " AND NOT EXISTS (SELECT 1 FROM tables WHERE tables.host = players.id)"
     " AND NOT EXISTS (SELECT 1 FROM chat WHERE chat.player = players.id)"
     " AND NOT EXISTS (SELECT 1 FROM picture_sets WHERE picture_sets.owner = players.id)"
 )
+_MAKE_ACCOUNT = _Stmt(
+    "UPDATE players SET account_name = ?, account_key = ?, password_hash = ?, generation = 0"
+    " WHERE id = ? AND account_key IS NULL"
+)
+_SET_PASSWORD = _Stmt("UPDATE players SET password_hash = ? WHERE id = ?")
+_INSERT_SESSION = _Stmt(
+    "INSERT INTO sessions (token_hash, player, generation, created_at) VALUES (?, ?, ?, ?)"
+)
+_DELETE_SESSION = _Stmt("DELETE FROM sessions WHERE token_hash = ?")
+_REPLACE_TOKEN = _Stmt("UPDATE players SET token_hash = ? WHERE token_hash = ?")
+_NEXT_GENERATION = _Stmt("UPDATE players SET generation = ?, token_hash = ? WHERE id = ?")
+_DELETE_OLD_SESSIONS = _Stmt("DELETE FROM sessions WHERE player = ? AND generation < ?")
+_INSERT_PASSKEY = _Stmt(
+    "INSERT INTO passkeys (id, player, public_key, sign_count, name, created_at, used_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+_USE_PASSKEY = _Stmt("UPDATE passkeys SET sign_count = ?, used_at = ? WHERE id = ?")
+_DELETE_PASSKEY = _Stmt("DELETE FROM passkeys WHERE player = ? AND id = ?")
 _DELETE_GUEST = _Stmt(f"DELETE FROM players WHERE id = ? AND {_GUEST}")
 _INSERT_TABLE = _Stmt(
     "INSERT INTO tables (id, game, options, settings, seed, status, host, created_at,"
@@ -794,13 +815,96 @@ class SqlStore(Store):
         await self._write(_Write(("player", player.id), [(_INSERT_PLAYER, row)]))
 
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
+        p, s = schema.players.c, schema.sessions.c
         async with self.engine.connect() as conn:
             row = (
-                await conn.execute(
-                    sa.select(schema.players).where(schema.players.c.token_hash == token_hash)
-                )
+                await conn.execute(sa.select(schema.players).where(p.token_hash == token_hash))
             ).first()
+            if row is None:  # a sign-in of an account, of its current generation
+                row = (
+                    await conn.execute(
+                        sa.select(schema.players)
+                        .join(schema.sessions, s.player == p.id)
+                        .where(
+                            s.token_hash == token_hash,
+                            s.generation == sa.func.coalesce(p.generation, 0),
+                        )
+                    )
+                ).first()
         return _player(row) if row else None
+
+    # --- accounts ----------------------------------------------------------------
+
+    async def account(self, player_id: str) -> AccountRecord | None:
+        return await self._account(schema.players.c.id == player_id)
+
+    async def account_by_key(self, key: str) -> AccountRecord | None:
+        return await self._account(schema.players.c.account_key == key)
+
+    async def _account(self, where: Any) -> AccountRecord | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(sa.select(schema.players).where(where))).first()
+        if row is None or row.account_key is None:
+            return None
+        return AccountRecord(
+            _player(row), row.account_name, row.account_key, row.password_hash, row.generation or 0
+        )
+
+    async def make_account(
+        self, player_id: str, name: str, key: str, password_hash: str | None
+    ) -> None:
+        row = (name, key, password_hash, player_id)
+        conflict = "this account name is taken"
+        await self._write(_Write(("player", player_id), [(_MAKE_ACCOUNT, row)], conflict))
+
+    async def set_password(self, player_id: str, password_hash: str | None) -> None:
+        row = (password_hash, player_id)
+        await self._write(_Write(("player", player_id), [(_SET_PASSWORD, row)]))
+
+    async def add_session(self, token_hash: str, player_id: str, generation: int, at: int) -> None:
+        row = (token_hash, player_id, generation, at)
+        await self._write(_Write(("player", player_id), [(_INSERT_SESSION, row)]))
+
+    async def end_session(self, token_hash: str, replacement: str) -> None:
+        ops: list[Op] = [
+            (_DELETE_SESSION, (token_hash,)),
+            (_REPLACE_TOKEN, (replacement, token_hash)),
+        ]
+        await self._write(_Write(("session", token_hash), ops))
+
+    async def end_sessions(self, player_id: str, generation: int, replacement: str) -> None:
+        ops: list[Op] = [
+            (_NEXT_GENERATION, (generation, replacement, player_id)),
+            (_DELETE_OLD_SESSIONS, (player_id, generation)),
+        ]
+        await self._write(_Write(("player", player_id), ops))
+
+    async def add_passkey(self, passkey: PasskeyRecord) -> None:
+        k = passkey
+        row = (k.id, k.player, k.public_key, k.sign_count, k.name, k.created_at, k.used_at)
+        conflict = "this passkey is known already"
+        await self._write(_Write(("player", k.player), [(_INSERT_PASSKEY, row)], conflict))
+
+    async def passkey(self, credential_id: str) -> PasskeyRecord | None:
+        c = schema.passkeys.c
+        async with self.engine.connect() as conn:
+            query = schema.passkeys.select().where(c.id == credential_id)
+            row = (await conn.execute(query)).first()
+        return _passkey(row) if row else None
+
+    async def passkeys(self, player_id: str) -> list[PasskeyRecord]:
+        c = schema.passkeys.c
+        query = schema.passkeys.select().where(c.player == player_id).order_by(c.created_at, c.id)
+        async with self.engine.connect() as conn:
+            return [_passkey(row) for row in await conn.execute(query)]
+
+    async def use_passkey(self, credential_id: str, sign_count: int, at: int) -> None:
+        row = (sign_count, at, credential_id)
+        await self._write(_Write(("passkey", credential_id), [(_USE_PASSKEY, row)]))
+
+    async def delete_passkey(self, player_id: str, credential_id: str) -> None:
+        row = (player_id, credential_id)
+        await self._write(_Write(("player", player_id), [(_DELETE_PASSKEY, row)]))
 
     async def players(self, ids: Iterable[str]) -> dict[str, PlayerRecord]:
         wanted = set(ids)
@@ -1172,6 +1276,18 @@ def _seat_ops(table_id: str, seats: Iterable[SeatRecord]) -> list[Op]:
 
 def _player(row: Any) -> PlayerRecord:
     return PlayerRecord(row.id, row.name, row.token_hash, row.created_at, row.seen_at)
+
+
+def _passkey(row: Any) -> PasskeyRecord:
+    return PasskeyRecord(
+        row.id,
+        row.player,
+        bytes(row.public_key),
+        row.sign_count,
+        row.name,
+        row.created_at,
+        row.used_at,
+    )
 
 
 def _seat(row: Any) -> SeatRecord:

@@ -40,6 +40,10 @@ DEFAULT_ARGS = (
     "0",
     "--uploads-per-hour",
     "0",
+    "--sign-ins-per-hour",
+    "0",
+    "--sign-ins-per-account-hour",
+    "0",
 )
 
 
