@@ -1,6 +1,6 @@
 """The pages and static files: the one HTML page, the front-end's files and each game's.
 
-* ``GET /`` and ``GET /t/{table_id}`` serve ``web/static/index.html`` (the
+* ``GET /``, ``GET /t/{table_id}`` and ``GET /account`` serve ``web/static/index.html`` (the
   front-end routes in the browser), or a short page saying it is not installed;
 * ``/static/…`` serves ``bodoge/web/static``, and ``/static/games/{game}/…``
   the ``web`` folder beside each game's module.
@@ -57,7 +57,7 @@ async def index(request: Request) -> Response:
 
 
 def page_routes() -> list[BaseRoute]:
-    return [Route("/", index), Route("/t/{table_id}", index)]
+    return [Route("/", index), Route("/t/{table_id}", index), Route("/account", index)]
 
 
 def static_routes(games: Iterable[Game]) -> list[BaseRoute]:

@@ -72,7 +72,7 @@ async def test_games_lists_the_registry(http: httpx.AsyncClient) -> None:
     assert (games["tagiron"]["min_seats"], games["tagiron"]["max_seats"]) == (2, 4)
 
 
-@pytest.mark.parametrize("path", ["/", "/t/t_anything1"])
+@pytest.mark.parametrize("path", ["/", "/t/t_anything1", "/account"])
 async def test_pages_serve_the_front_end(http: httpx.AsyncClient, path: str) -> None:
     response = await http.get(path)
     assert response.status_code == 200

@@ -6,6 +6,9 @@ import { store } from "./store.js";
 
 const TOKEN_KEY = "bodoge.token";
 const NAME_KEY = "bodoge.name";
+// Set while this browser's player is an account: a token the server no longer knows
+// then means "signed out" (not "the server was wiped": become a new guest).
+const ACCOUNT_KEY = "bodoge.account";
 const BACKOFF_MS = [300, 800, 1500, 3000, 5000];
 const REQUEST_TIMEOUT_MS = 15000;
 const PING_MS = 25000;
@@ -42,6 +45,47 @@ export class Connection {
     this.attempt = 0;
     this.pingTimer = null;
     this.lang = "ja";
+    this.stopped = false;
+    this.sentToken = null;
+  }
+
+  get isAccount() {
+    return Boolean(store.get(ACCOUNT_KEY));
+  }
+
+  setAccount(yes) {
+    store.set(ACCOUNT_KEY, yes ? true : null);
+    for (const fn of [...(this.handlers.get("account") ?? [])]) fn(yes);
+  }
+
+  /** Become the player of `token` (a sign-in): reconnect with it. */
+  useToken(token, player) {
+    store.set(TOKEN_KEY, token);
+    store.set(NAME_KEY, player.name);
+    this.setAccount(true);
+    this.reconnect();
+  }
+
+  /** Forget this browser's player (signed out): no token, no name, no connection. */
+  forget() {
+    store.set(TOKEN_KEY, null);
+    store.set(NAME_KEY, null);
+    this.setAccount(false);
+    this.player = null;
+    this.stopped = true;
+    const ws = this.ws;
+    this.ws = null;
+    clearInterval(this.pingTimer);
+    ws?.close();
+    this.setState("idle");
+  }
+
+  reconnect() {
+    this.stopped = false;
+    this.attempt = 0;
+    const ws = this.ws;
+    if (ws) ws.close(); // the close handler opens again, with the stored token
+    else if (this.state !== "connecting") this.open();
   }
 
   get token() {
@@ -59,6 +103,7 @@ export class Connection {
 
   start(name = null) {
     if (name) store.set(NAME_KEY, name);
+    this.stopped = false;
     if (this.state === "connecting" || this.state === "ready") return;
     this.open();
   }
@@ -68,6 +113,7 @@ export class Connection {
     const ws = new WebSocket(this.url);
     this.ws = ws;
     ws.addEventListener("open", () => {
+      this.sentToken = this.token ?? null;
       ws.send(
         JSON.stringify({
           type: "hello",
@@ -87,10 +133,13 @@ export class Connection {
         reject(new RequestError("disconnected", "connection lost"));
       }
       this.pending.clear();
+      if (this.stopped) return;
       this.setState("closed");
       const wait = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
       this.attempt += 1;
-      setTimeout(() => this.open(), wait);
+      setTimeout(() => {
+        if (!this.stopped && !this.ws) this.open();
+      }, wait);
     });
   }
 
@@ -125,6 +174,18 @@ export class Connection {
       else waiting.resolve(msg);
     }
     if (msg.type === "error" && msg.code === "bad_token" && this.state !== "ready") {
+      if (this.token && this.token !== this.sentToken) {
+        // Signed in (or out everywhere) meanwhile: say hello with the new token.
+        this.sentToken = this.token;
+        this.send({ type: "hello", token: this.token, name: null, lang: this.lang });
+        return;
+      }
+      if (this.isAccount) {
+        // An account's token that was ended (signed out elsewhere): not a new guest.
+        this.forget();
+        for (const fn of [...(this.handlers.get("signed_out") ?? [])]) fn(msg);
+        return;
+      }
       // A token this server never gave (its data was wiped): become a new player.
       store.set(TOKEN_KEY, null);
       this.send({ type: "hello", token: null, name: this.savedName ?? null, lang: this.lang });

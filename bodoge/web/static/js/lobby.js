@@ -596,6 +596,7 @@ export function mountNickname(root, app, done) {
         h("label", { class: "field-label", for: "nickname" }, t("nick.label")),
         h("div", { class: "row" }, input, h("button", { type: "submit", class: "btn btn--primary", dataset: { testid: "nickname-ok" } }, t("nick.start"))),
       ),
+      h("p", { class: "muted" }, t("nick.have_account"), " ", h("a", { href: "/account", dataset: { link: "", testid: "nick-sign-in" } }, t("nick.sign_in"))),
     );
     input.focus();
   }

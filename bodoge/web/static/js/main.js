@@ -1,7 +1,9 @@
 // The front-end's entry point: header, connection, and the page router.
 //   /            lobby
 //   /t/{id}      a table (waiting room, game, end screen); ?replay for a replay
+//   /account     keep my name, sign in and out, passwords and passkeys
 
+import { mountAccount } from "./account.js";
 import { Connection } from "./conn.js";
 import { fill, h, icon, refreshToasts, toast, userText } from "./dom.js";
 import { guardFocus } from "./focus.js";
@@ -98,6 +100,18 @@ function drawHeader() {
         )
       : null,
     h(
+      "a",
+      {
+        class: ["account-link", location.pathname === "/account" && "account-link--on"],
+        href: "/account",
+        dataset: { link: "", testid: "account-link" },
+        "aria-label": t(conn.isAccount ? "nav.account" : "nav.sign_in"),
+        "aria-current": location.pathname === "/account" ? "page" : null,
+      },
+      icon("user", "icon icon--sm"),
+      h("span", { class: "account-link-text" }, t(conn.isAccount ? "nav.account" : "nav.sign_in")),
+    ),
+    h(
       "div",
       { class: "lang-switch", role: "group", "aria-label": t("nav.language") },
       LANGS.map((l) =>
@@ -135,6 +149,11 @@ conn.onState((state) => {
   drawHeader();
 });
 conn.on("welcome", () => drawHeader());
+conn.on("account", () => drawHeader());
+conn.on("signed_out", () => {
+  toast(() => t("account.signed_out_elsewhere"), "info", 6000);
+  route();
+});
 conn.on("error", (msg) => {
   if (msg.id === undefined && (msg.code === "bad_name" || msg.code === "rate_limited")) toast(() => app.errorText(msg), "error");
 });
@@ -151,7 +170,10 @@ function route() {
   page?.destroy?.();
   page = null;
   main.replaceChildren();
-  if (!conn.canHello) {
+  drawHeader();
+  if (location.pathname === "/account" && !conn.canHello) {
+    page = mountAccount(main, app);
+  } else if (!conn.canHello) {
     page = mountNickname(main, app, (name) => {
       conn.start(name);
       drawHeader();
@@ -160,7 +182,9 @@ function route() {
   } else {
     conn.start();
     const table = location.pathname.match(/^\/t\/([A-Za-z0-9_-]{1,64})\/?$/);
-    if (table) {
+    if (location.pathname === "/account") {
+      page = mountAccount(main, app);
+    } else if (table) {
       const replay = new URLSearchParams(location.search).has("replay");
       page = replay ? mountReplay(main, app, table[1]) : mountTable(main, app, table[1]);
     } else {
