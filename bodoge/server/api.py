@@ -22,6 +22,7 @@ from bodoge.server.collector import COLLECTOR
 from bodoge.server.protocol import TABLE_ID, ProtocolError, iso
 from bodoge.server.stats import GC
 from bodoge.server.table import LiveTable
+from bodoge.store import TableBundle
 
 if TYPE_CHECKING:
     from bodoge.server.service import Server
@@ -189,34 +190,44 @@ async def my_games(server: Server, request: Request) -> Response:
         player = await server.players.by_token(token)
     except ProtocolError:
         return http_error(401, "bad_token", "no player has this token")
-    games = []
-    for bundle in await server.store.played_tables(player.id, MY_GAMES):
-        record, names = bundle.table, bundle.players
-        you = next(s.seat for s in bundle.seats if player.id in (s.player, s.left))
-        places = (record.result or {}).get("places") or []
-        seats: list[dict[str, JSON]] = []
-        for s in bundle.seats:
-            person = s.player if s.kind == "human" else s.left
-            seats.append(
-                {
-                    "seat": s.seat,
-                    "kind": s.kind,
-                    "name": names[person].name if person in names else None,
-                    "level": s.level,
-                    "left": s.left is not None,
-                    "place": places[s.seat] if s.seat < len(places) else None,
-                }
-            )
-        games.append(
+    bundles = await server.store.played_tables(player.id, MY_GAMES)
+    games = [played_game(bundle, player.id) for bundle in bundles]
+    return JSONResponse({"games": games})
+
+
+def played_game(bundle: TableBundle, player_id: str) -> dict[str, JSON]:
+    """A finished game as ``/api/players/me/games`` and a profile list it: ``you`` is the
+    seat ``player_id`` held, each seat its name (a person's; a bot's is its level, a seat
+    left mid-game names the person who left) and place."""
+    record, names = bundle.table, bundle.players
+    you = next(s.seat for s in bundle.seats if player_id in (s.player, s.left))
+    places = (record.result or {}).get("places") or []
+    if not isinstance(places, list):
+        places = []
+    seats: list[JSON] = []
+    for s in bundle.seats:
+        person = s.player if s.kind == "human" else s.left
+        seats.append(
             {
-                "id": record.id,
-                "game": record.game,
-                "options": record.options,
-                "created_at": iso(record.created_at),
-                "finished_at": iso(record.finished_at),
-                "result": record.result,
-                "you": you,
-                "seats": seats,
+                "seat": s.seat,
+                "kind": s.kind,
+                "name": names[person].name if person in names else None,
+                "player": person if person in names else None,
+                "level": s.level,
+                "left": s.left is not None,
+                "place": places[s.seat]
+                if isinstance(places, list) and s.seat < len(places)
+                else None,
             }
         )
-    return JSONResponse({"games": games})
+    return {
+        "id": record.id,
+        "game": record.game,
+        "options": record.options,
+        "rated": bool(record.settings.get("rated", False)),
+        "created_at": iso(record.created_at),
+        "finished_at": iso(record.finished_at),
+        "result": record.result,
+        "you": you,
+        "seats": seats,
+    }

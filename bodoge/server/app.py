@@ -4,6 +4,7 @@
 * :mod:`bodoge.server.metrics`: ``/metrics`` and ``/healthz``;
 * :mod:`bodoge.server.api`: ``/api/stats``, ``/api/games``, ``/api/tables…``;
 * :mod:`bodoge.server.account_api`: ``/api/account…``, ``/api/sign-in…``, ``/api/sign-out…``;
+* :mod:`bodoge.server.profiles`: ``/api/players/{id}…`` (profiles) and ``/api/leaderboard/{game}``;
 * :mod:`bodoge.server.assets`: pictures, ``/api/games/{game}/assets/…`` and ``/api/decks…``;
 * :mod:`bodoge.server.websocket`: ``/ws``.
 
@@ -24,6 +25,7 @@ from bodoge.server.collector import COLLECTOR
 from bodoge.server.config import ServerConfig
 from bodoge.server.metrics import routes as metrics_routes
 from bodoge.server.pages import page_routes, static_routes
+from bodoge.server.profiles import profile_routes
 from bodoge.server.service import Server
 from bodoge.server.stats import GC
 from bodoge.server.websocket import websocket_routes
@@ -52,6 +54,7 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
         *metrics_routes(server.metrics, server.probes),
         *api_routes(server),
         *account_routes(server),
+        *profile_routes(server),
         *asset_routes(server),
         *websocket_routes(server),
         *static_routes(server.games.values()),  # last: /static takes every path below it

@@ -1,5 +1,5 @@
 """What the server removes by itself, now and then: guests who left no trace, and
-uploaded decks no table uses.
+uploaded decks no table uses; and the rated games whose ratings are still to count.
 
 Every ``hello`` without a token makes a player, kept in the store so that the
 token works next time.  Most never sit down.  A *guest* — a player with no seat
@@ -76,11 +76,18 @@ async def remove_unused_decks(server: Server) -> int:
             return removed
 
 
+async def settle_ratings(server: Server) -> int:
+    """Update the ratings of rated games that ended but are not counted yet (the server
+    stopped between the two, or the store could not write then): each exactly once."""
+    return await server.ratings.settle_pending()
+
+
 async def clean_up(server: Server) -> None:
-    """Remove idle guests and unused decks every ``cleanup_seconds``, while the server runs."""
+    """Remove idle guests and unused decks, and count rated games left pending, at the
+    start and every ``cleanup_seconds`` while the server runs."""
     while True:
         # Decks first: a guest who uploaded is no guest until their decks are gone.
-        for job in (remove_unused_decks, remove_idle_guests):
+        for job in (settle_ratings, remove_unused_decks, remove_idle_guests):
             try:
                 removed = await job(server)
                 if removed:

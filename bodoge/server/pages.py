@@ -1,7 +1,8 @@
 """The pages and static files: the one HTML page, the front-end's files and each game's.
 
-* ``GET /``, ``GET /t/{table_id}`` and ``GET /account`` serve ``web/static/index.html`` (the
-  front-end routes in the browser), or a short page saying it is not installed;
+* ``GET /``, ``/t/{table_id}``, ``/account``, ``/p/{player}`` and ``/leaderboard`` serve
+  ``web/static/index.html`` (the front-end routes in the browser), or a short page saying
+  it is not installed;
 * ``/static/…`` serves ``bodoge/web/static``, and ``/static/games/{game}/…``
   the ``web`` folder beside each game's module.
 """
@@ -57,7 +58,13 @@ async def index(request: Request) -> Response:
 
 
 def page_routes() -> list[BaseRoute]:
-    return [Route("/", index), Route("/t/{table_id}", index), Route("/account", index)]
+    return [
+        Route("/", index),
+        Route("/t/{table_id}", index),
+        Route("/account", index),
+        Route("/p/{player_id}", index),
+        Route("/leaderboard", index),
+    ]
 
 
 def static_routes(games: Iterable[Game]) -> list[BaseRoute]:

@@ -31,6 +31,7 @@ from bodoge.server.lobby import Lobby
 from bodoge.server.metrics import Metrics, Probe, Readings, database_probe
 from bodoge.server.quotas import Buckets
 from bodoge.server.replica import Replicas
+from bodoge.server.ratings import Ratings
 from bodoge.server.replies import RecentReplies
 from bodoge.server.stats import Counters
 from bodoge.server.tables import Tables
@@ -106,6 +107,8 @@ class Server:
             self.counters,
             online=self.admission.online,
         )
+        self.ratings = Ratings(self.store, self.games)
+        self.tables.on_rated_end = self._rated_game_ended
         if self.config.redis_url is not None:
             await self._join_cluster()
             assert self.cluster is not None
@@ -116,8 +119,18 @@ class Server:
         await self.tables.restore_open()
         await self.count_decks()
         self.tables.spawn(self.tables.sweep())
+        # (and rated games that ended just before a crash: they count, once)
         self.tables.spawn(clean_up(self))
         self.bots.warm_up()
+
+    def _rated_game_ended(self, table_id: str) -> None:
+        self.tables.spawn(self._settle(table_id))
+
+    async def _settle(self, table_id: str) -> None:
+        try:
+            await self.ratings.settle(table_id)
+        except Exception:  # still pending: settled at the next start or housekeeping pass
+            log.warning("updating the ratings of %s failed", table_id, exc_info=True)
 
     async def count_decks(self) -> None:
         """Look at how many uploaded decks the store keeps, and their bytes (for the stats)."""

@@ -3,7 +3,7 @@
 >>> from bodoge.games import get
 >>> s = parse_settings({"turn_seconds": 60}, get("tagiron"))
 >>> s.to_json()
-{'turn_seconds': 60, 'timeout_bot': 'normal', 'assistant': None, 'bot_pace': 'normal'}
+{'turn_seconds': 60, 'timeout_bot': 'normal', 'assistant': None, 'bot_pace': 'normal', 'rated': False}
 
 The assistant (a game's, see ``Game.assist``) is on, off, or ``None``: it follows
 the seats, on only for one person playing against bots (:func:`assistant_on`).
@@ -23,7 +23,7 @@ from bodoge.store import SeatRecord
 
 MIN_TURN_SECONDS = 5
 MAX_TURN_SECONDS = 3600
-_KEYS = frozenset({"turn_seconds", "timeout_bot", "assistant", "bot_pace"})
+_KEYS = frozenset({"turn_seconds", "timeout_bot", "assistant", "bot_pace", "rated"})
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,8 @@ class TableSettings:
     assistant: bool | None = None
     #: How fast the table's bots play (:mod:`bodoge.server.pace`): fast, normal or slow.
     bot_pace: str = DEFAULT_PACE
+    #: Whether the game's end updates the players' ratings (bodoge/server/ratings.py).
+    rated: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -44,6 +46,7 @@ class TableSettings:
             "timeout_bot": self.timeout_bot,
             "assistant": self.assistant,
             "bot_pace": self.bot_pace,
+            "rated": self.rated,
         }
 
 
@@ -80,7 +83,10 @@ def parse_settings(raw: Mapping[str, Any] | None, game: Game) -> TableSettings:
     pace = raw.get("bot_pace", DEFAULT_PACE)
     if pace not in PACES:
         raise ProtocolError("bad_options", f"bot_pace is one of {', '.join(PACES)}")
-    return TableSettings(seconds, bot, assistant, pace)
+    rated = raw.get("rated", False)
+    if not isinstance(rated, bool):
+        raise ProtocolError("bad_options", "rated is true or false")
+    return TableSettings(seconds, bot, assistant, pace, rated)
 
 
 def settings_from_json(data: Mapping[str, Any]) -> TableSettings:
@@ -91,6 +97,7 @@ def settings_from_json(data: Mapping[str, Any]) -> TableSettings:
         # Tables stored before the default followed the seats had it on.
         assistant=_stored_assistant(data.get("assistant", True)),
         bot_pace=data.get("bot_pace", DEFAULT_PACE),
+        rated=bool(data.get("rated", False)),
     )
 
 
@@ -131,6 +138,7 @@ SETTING_FIELDS: tuple[dict[str, str], ...] = (
     {"key": "assistant", "kind": "assistant", "label": "lobby.assistant"},
     # A choice's value reads as the string ``{values}{value}`` (``pace.fast``).
     {"key": "bot_pace", "kind": "choice", "label": "lobby.bot_pace", "values": "pace."},
+    {"key": "rated", "kind": "flag", "label": "lobby.rated"},
 )
 
 
@@ -140,7 +148,7 @@ def fields(game: Game) -> list[dict[str, JSON]]:
 
     >>> from bodoge.games import get
     >>> [f["key"] for f in fields(get("illustori"))]
-    ['turn_seconds', 'timeout_bot', 'bot_pace']
+    ['turn_seconds', 'timeout_bot', 'bot_pace', 'rated']
     """
     shown: list[dict[str, JSON]] = []
     for f in SETTING_FIELDS:

@@ -107,6 +107,8 @@ class TableHost(Protocol):
 
     def known(self, player_id: str, name: str) -> Player:
         """A player another process told of, held in memory while the table holds it."""
+    def rated_game_ended(self, table_id: str) -> None:
+        """A rated game's result is stored: update the ratings (once, whatever happens)."""
 
     async def rematch(self, table: LiveTable, player_id: str, seat: Seat) -> str:
         """A new waiting table like ``table`` (game, options, settings, its bots in their
@@ -850,6 +852,7 @@ class LiveTable:
             record,
             Timers(_deadlines_record(deadlines), clock_deadline) if changed else None,
             result.to_json() if result else None,
+            rated=self.settings.rated,
         )
         self.host.counters.moves += 1
         step = Step(n, seat, move, now, actor)
@@ -874,6 +877,8 @@ class LiveTable:
             self.status, self.finished_at = "finished", now
             self._alarm.cancel()
             self._seats_changed()
+            if self.settings.rated:
+                self.host.rated_game_ended(self.id)
         else:
             self._arm()
             self._ask_bots()

@@ -78,6 +78,8 @@ class Tables:
         #: Tables each player may create an hour, and the tables being created right now
         #: (counted with the waiting ones a player hosts, so two tabs cannot both pass).
         self._created = Buckets(config.quotas.tables_per_hour)
+        #: Told the id of each rated table whose game ended (the server's ratings).
+        self.on_rated_end: Callable[[str], None] | None = None
         self._creating: Counter[str] = Counter()
 
     # --- what a live table asks of the server (TableHost) -------------------------------
@@ -140,6 +142,10 @@ class Tables:
         task = asyncio.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def rated_game_ended(self, table_id: str) -> None:
+        if self.on_rated_end is not None:
+            self.on_rated_end(table_id)
 
     # --- tables ---------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ returns, the data survives a crash of the process.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from bodoge.store.records import (
     AccountRecord,
@@ -16,6 +16,7 @@ from bodoge.store.records import (
     PasskeyRecord,
     PictureSetRecord,
     PlayerRecord,
+    RatingRecord,
     SeatRecord,
     TableBundle,
     TableRecord,
@@ -150,9 +151,11 @@ class Store(ABC):
         move: MoveRecord,
         timers: Timers | None = None,
         result: Mapping[str, object] | None = None,
+        rated: bool = False,
     ) -> None:
         """Store move ``move.n``; ``timers``: the timers it leaves, if they changed;
-        ``result`` finishes the table (and stops its timers).
+        ``result`` finishes the table (and stops its timers) and, if ``rated``, leaves
+        its ratings to update (:meth:`pending_ratings`) in the same transaction.
 
         Raises :class:`Conflict` if the table already has a move ``n``.
         """
@@ -171,6 +174,42 @@ class Store(ABC):
     @abstractmethod
     async def end_table(self, table_id: str, at: int, result: Mapping[str, object]) -> None:
         """Finish a running table without a move (an abandoned game), stopping its timers."""
+
+    # --- ratings (bodoge/server/ratings.py) ------------------------------------------
+
+    @abstractmethod
+    async def pending_ratings(self) -> list[str]:
+        """The rated tables that finished and whose ratings are not updated yet."""
+
+    @abstractmethod
+    async def settle_ratings(
+        self,
+        table_id: str,
+        game: str,
+        players: Sequence[str],
+        update: Callable[[dict[str, RatingRecord]], list[RatingRecord]],
+    ) -> bool:
+        """In one transaction: take the table off the pending list, read the ratings of
+        ``players`` for ``game``, and store what ``update`` makes of them (and each as a
+        point of history).  ``False``, with nothing changed, if the table was not pending
+        (its ratings are updated already): a game counts exactly once."""
+
+    @abstractmethod
+    async def ratings_of(self, player: str) -> list[RatingRecord]:
+        """A player's rating in every game they played rated."""
+
+    @abstractmethod
+    async def rating_history(self, player: str, game: str, limit: int = 200) -> list[RatingRecord]:
+        """The player's rating after each of their last ``limit`` rated games, oldest first."""
+
+    @abstractmethod
+    async def leaderboard(self, game: str, min_games: int, limit: int = 100) -> list[RatingRecord]:
+        """The players (not bots) with at least ``min_games`` rated games, best first
+        (by μ − 3σ)."""
+
+    @abstractmethod
+    async def bot_ratings(self, game: str) -> list[RatingRecord]:
+        """The ratings of the game's bot levels (``bot:<level>``) that games moved."""
 
     @abstractmethod
     async def add_chat(self, line: ChatRecord) -> None: ...

@@ -56,6 +56,21 @@ class PasskeyRecord:
 
 
 @dataclass(frozen=True)
+class RatingRecord:
+    """A rating for one game: of a player, or of a bot level (``bot:<level>``)."""
+
+    player: str
+    game: str
+    mu: float
+    sigma: float
+    games: int
+    #: When it last changed (ms): the end of a rated game.
+    at: int
+    #: The table whose end made it (history points only).
+    table_id: str | None = None
+
+
+@dataclass(frozen=True)
 class PictureSetRecord:
     """An uploaded set of pictures (a deck), without its pictures."""
 

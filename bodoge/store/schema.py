@@ -99,6 +99,41 @@ seats = sa.Table(
     sa.Column("left_player", sa.String(32), nullable=True),
 )
 
+# Ratings per game (bodoge/server/ratings.py): one row per player (or ``bot:<level>``) and game.
+ratings = sa.Table(
+    "ratings",
+    metadata,
+    sa.Column("player", sa.String(64), primary_key=True),
+    sa.Column("game", sa.String(64), primary_key=True),
+    sa.Column("mu", sa.Float, nullable=False),
+    sa.Column("sigma", sa.Float, nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.BigInteger, nullable=False),
+)
+
+# A rating after each rated game: the key (table, player) is what makes a game count once.
+rating_history = sa.Table(
+    "rating_history",
+    metadata,
+    sa.Column("table_id", sa.String(32), primary_key=True),
+    sa.Column("player", sa.String(64), primary_key=True),
+    sa.Column("game", sa.String(64), nullable=False),
+    sa.Column("mu", sa.Float, nullable=False),
+    sa.Column("sigma", sa.Float, nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("at", sa.BigInteger, nullable=False),
+    sa.Index("rating_history_by_player", "player", "game", "at"),
+)
+
+# Rated tables whose game ended and whose ratings are not updated yet: written in the
+# transaction that stores the result, deleted in the one that updates the ratings.
+rating_pending = sa.Table(
+    "rating_pending",
+    metadata,
+    sa.Column("table_id", sa.String(32), primary_key=True),
+    sa.Column("at", sa.BigInteger, nullable=False),
+)
+
 # The primary key (table, n) is what makes "two moves can never both become move n" true.
 moves = sa.Table(
     "moves",

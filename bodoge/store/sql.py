@@ -61,6 +61,7 @@ from bodoge.store.records import (
     PasskeyRecord,
     PictureSetRecord,
     PlayerRecord,
+    RatingRecord,
     SeatRecord,
     TableBundle,
     TableRecord,
@@ -177,6 +178,7 @@ _INSERT_PASSKEY = _Stmt(
 )
 _USE_PASSKEY = _Stmt("UPDATE passkeys SET sign_count = ?, used_at = ? WHERE id = ?")
 _DELETE_PASSKEY = _Stmt("DELETE FROM passkeys WHERE player = ? AND id = ?")
+_RATING_PENDING = _Stmt("INSERT INTO rating_pending (table_id, at) VALUES (?, ?)")
 _DELETE_GUEST = _Stmt(f"DELETE FROM players WHERE id = ? AND {_GUEST}")
 _INSERT_TABLE = _Stmt(
     "INSERT INTO tables (id, game, options, settings, seed, status, host, created_at,"
@@ -260,7 +262,7 @@ class _Write:
 class _MoveWrite:
     """A move to append, the hot path: its statements are made where the group is planned."""
 
-    __slots__ = ("move", "result", "table_id", "timers")
+    __slots__ = ("move", "rated", "result", "table_id", "timers")
     conflict = ""
 
     def __init__(
@@ -269,11 +271,13 @@ class _MoveWrite:
         move: MoveRecord,
         timers: Timers | None,
         result: Mapping[str, object] | None,
+        rated: bool = False,
     ) -> None:
         self.table_id = table_id
         self.move = move
         self.timers = timers
         self.result = result
+        self.rated = rated
 
     @property
     def key(self) -> tuple[str, str]:
@@ -297,6 +301,8 @@ class _MoveWrite:
                 ops.append((_SET_TIMERS, row))
         if result is not None:
             ops.append((_FINISH_TABLE, (m.at, dict(result), table_id)))
+            if self.rated:
+                ops.append((_RATING_PENDING, (table_id, m.at)))
         return ops
 
 
@@ -1000,8 +1006,9 @@ class SqlStore(Store):
         move: MoveRecord,
         timers: Timers | None = None,
         result: Mapping[str, object] | None = None,
+        rated: bool = False,
     ) -> None:
-        await self._write(_MoveWrite(table_id, move, timers, result))
+        await self._write(_MoveWrite(table_id, move, timers, result, rated))
 
     async def set_timers(self, table_id: str, timers: Timers) -> None:
         row = (dict(timers.deadlines), timers.clock_deadline, table_id)
@@ -1022,6 +1029,66 @@ class SqlStore(Store):
         await self._write(
             _Write(("table", table_id), [(_FINISH_TABLE, (at, dict(result), table_id))])
         )
+
+    # --- ratings -------------------------------------------------------------------
+
+    async def pending_ratings(self) -> list[str]:
+        c = schema.rating_pending.c
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(sa.select(c.table_id).order_by(c.at, c.table_id))
+            return [row.table_id for row in rows]
+
+    async def settle_ratings(
+        self,
+        table_id: str,
+        game: str,
+        players: Sequence[str],
+        update: Callable[[dict[str, RatingRecord]], list[RatingRecord]],
+    ) -> bool:
+        args = (table_id, game, tuple(players), update)
+        if self._sqlite is not None:
+            return await self._sqlite.call(_settle_on_sqlite, *args)
+        async with self.engine.begin() as conn:
+            pg = conn.dialect.name == "postgresql"
+            return await conn.run_sync(lambda c: _settle(_sa_runner(c), *args, lock=pg))
+
+    async def ratings_of(self, player: str) -> list[RatingRecord]:
+        c = schema.ratings.c
+        query = schema.ratings.select().where(c.player == player).order_by(c.game)
+        async with self.engine.connect() as conn:
+            return [_rating(row) for row in await conn.execute(query)]
+
+    async def rating_history(self, player: str, game: str, limit: int = 200) -> list[RatingRecord]:
+        c = schema.rating_history.c
+        query = (
+            schema.rating_history.select()
+            .where(c.player == player, c.game == game)
+            .order_by(c.at.desc(), c.table_id.desc())
+            .limit(limit)
+        )
+        async with self.engine.connect() as conn:
+            rows = [
+                RatingRecord(r.player, r.game, r.mu, r.sigma, r.games, r.at, r.table_id)
+                for r in await conn.execute(query)
+            ]
+        return rows[::-1]
+
+    async def leaderboard(self, game: str, min_games: int, limit: int = 100) -> list[RatingRecord]:
+        c = schema.ratings.c
+        query = (
+            schema.ratings.select()
+            .where(c.game == game, c.games >= min_games, ~c.player.like("bot:%"))
+            .order_by((c.mu - 3 * c.sigma).desc(), c.player)
+            .limit(limit)
+        )
+        async with self.engine.connect() as conn:
+            return [_rating(row) for row in await conn.execute(query)]
+
+    async def bot_ratings(self, game: str) -> list[RatingRecord]:
+        c = schema.ratings.c
+        query = schema.ratings.select().where(c.game == game, c.player.like("bot:%"))
+        async with self.engine.connect() as conn:
+            return [_rating(row) for row in await conn.execute(query.order_by(c.player))]
 
     async def add_chat(self, line: ChatRecord) -> None:
         row = (line.table_id, line.line, line.player, line.name, line.text, line.at)
@@ -1276,6 +1343,84 @@ def _seat_ops(table_id: str, seats: Iterable[SeatRecord]) -> list[Op]:
 
 def _player(row: Any) -> PlayerRecord:
     return PlayerRecord(row.id, row.name, row.token_hash, row.created_at, row.seen_at)
+
+
+# --- ratings: one transaction that reads, computes and writes -------------------------
+
+#: Runs one statement (``?`` placeholders) in the transaction: its rows and its row count.
+Runner = Callable[[str, Sequence[Any]], tuple[list[Any], int]]
+
+_UPSERT_RATING = (
+    "INSERT INTO ratings (player, game, mu, sigma, games, updated_at) VALUES (?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (player, game) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,"
+    " games = excluded.games, updated_at = excluded.updated_at"
+)
+_INSERT_RATING_POINT = (
+    "INSERT INTO rating_history (table_id, player, game, mu, sigma, games, at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _settle(
+    run: Runner,
+    table_id: str,
+    game: str,
+    players: Sequence[str],
+    update: Callable[[dict[str, RatingRecord]], list[RatingRecord]],
+    *,
+    lock: bool = False,
+) -> bool:
+    """The body of :meth:`SqlStore.settle_ratings`, inside its transaction."""
+    _, taken = run("DELETE FROM rating_pending WHERE table_id = ?", (table_id,))
+    if taken != 1:
+        return False
+    wanted = sorted(set(players))
+    current: dict[str, RatingRecord] = {}
+    if wanted:
+        marks = ", ".join("?" * len(wanted))
+        rows, _ = run(
+            "SELECT player, game, mu, sigma, games, updated_at FROM ratings"
+            f" WHERE game = ? AND player IN ({marks}) ORDER BY player"
+            + (" FOR UPDATE" if lock else ""),
+            (game, *wanted),
+        )
+        current = {r[0]: RatingRecord(r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows}
+    for r in update(current):
+        run(_UPSERT_RATING, (r.player, game, r.mu, r.sigma, r.games, r.at))
+        run(_INSERT_RATING_POINT, (table_id, r.player, game, r.mu, r.sigma, r.games, r.at))
+    return True
+
+
+def _settle_on_sqlite(db: sqlite3.Connection, *args: Any) -> bool:
+    """:func:`_settle` on the SQLite writer thread, in a transaction of its own."""
+
+    def run(sql: str, params: Sequence[Any]) -> tuple[list[Any], int]:
+        cursor = db.execute(sql, tuple(params))
+        return cursor.fetchall(), cursor.rowcount
+
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        settled = _settle(run, *args)
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    return settled
+
+
+def _sa_runner(conn: sa.Connection) -> Runner:
+    def run(sql: str, params: Sequence[Any]) -> tuple[list[Any], int]:
+        stmt = _Stmt(sql)
+        result = conn.execute(stmt.text, dict(zip(stmt.keys, params, strict=True)))
+        rows = list(result) if result.returns_rows else []
+        return rows, result.rowcount
+
+    return run
+
+
+def _rating(row: Any) -> RatingRecord:
+    return RatingRecord(row.player, row.game, row.mu, row.sigma, row.games, row.updated_at)
 
 
 def _passkey(row: Any) -> PasskeyRecord:

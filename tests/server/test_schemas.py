@@ -280,6 +280,7 @@ SUMMARY = {
         "timeout_bot": "normal",
         "assistant": None,
         "bot_pace": "normal",
+        "rated": False,
     },
     "assistant": True,
     "status": "playing",
