@@ -1,10 +1,10 @@
 // The lobby: create a table, see open and running tables live, join or watch.
 
 import { bearer } from "./conn.js";
-import { clockText, fill, h, icon, keepFocus, toast, userText } from "./dom.js";
+import { clockText, fill, h, icon, keepFocus, toast } from "./dom.js";
 import { addStrings, lang, onLangChange, t } from "./i18n.js";
 import { store } from "./store.js";
-import { gameTitle, seatLabel, seatNameNode } from "./seats.js";
+import { gameTitle, playerLink, seatLabel, seatNameNode } from "./seats.js";
 
 const FORM_KEY = "bodoge.createForm";
 const TIMER_CHOICES = [null, 30, 60, 120, 300];
@@ -43,7 +43,7 @@ export function mountLobby(root, app) {
     fill(
       hero,
       h("h1", { class: "lobby-title" }, t("lobby.title")),
-      h("p", { class: "lobby-sub" }, t("lobby.subtitle")),
+      h("p", { class: "lobby-sub" }, t("lobby.subtitle"), " ", h("a", { href: "/leaderboard", dataset: { link: "", testid: "leaderboard-link" } }, t("lobby.leaderboard"))),
     );
   }
 
@@ -277,6 +277,24 @@ export function mountLobby(root, app) {
                 h("small", { id: "assistant-help", class: "muted small" }, t("lobby.assistant_help")),
               )
             : null,
+          hasSetting(g, "rated")
+            ? h(
+                "label",
+                { class: "check", for: "rated" },
+                h("input", {
+                  type: "checkbox",
+                  id: "rated",
+                  checked: Boolean(form.rated),
+                  "aria-describedby": "rated-help",
+                  dataset: { key: "rated", testid: "rated" },
+                  onchange: (e) => {
+                    form.rated = e.target.checked;
+                    save();
+                  },
+                }),
+                h("span", null, h("span", { class: "field-label" }, t("lobby.rated")), h("small", { id: "rated-help", class: "muted small rated-help" }, t("lobby.rated_help"))),
+              )
+            : null,
           h(
             "button",
             { type: "submit", class: "btn btn--primary btn--wide", dataset: { key: "create", testid: "create-table" } },
@@ -321,6 +339,7 @@ export function mountLobby(root, app) {
     if (hasSetting(g, "assistant") && form.assistant_mode !== "auto") settings.assistant = form.assistant_mode === "on";
     if (levels.includes(form.timeout_bot)) settings.timeout_bot = form.timeout_bot;
     if (levels.length) settings.bot_pace = PACES.includes(form.bot_pace) ? form.bot_pace : "normal";
+    if (hasSetting(g, "rated") && form.rated) settings.rated = true;
     try {
       const ack = await app.conn.request({ type: "table.create", game: g.id, options, settings, bots });
       app.navigate(`/t/${ack.table}`);
@@ -431,7 +450,7 @@ export function mountLobby(root, app) {
             "li",
             { class: ["chip", `chip--${s.kind}`, s.seat === game.you && "chip--you"] },
             s.name ? icon("user") : icon("bot"),
-            h("span", { class: "chip-name" }, s.name ? userText(s.name) : seatLabel({ kind: s.kind, level: s.level, seat: s.seat })),
+            h("span", { class: "chip-name" }, s.name ? playerLink({ id: s.player, name: s.name }) : seatLabel({ kind: s.kind, level: s.level, seat: s.seat })),
           ),
         ),
       ),
@@ -502,7 +521,7 @@ export function mountLobby(root, app) {
             "li",
             { class: ["chip", `chip--${s.kind}`, s.kind !== "empty" && !s.connected && "chip--away"] },
             s.kind === "bot" ? icon("bot") : s.kind === "human" ? icon("user") : null,
-            h("span", { class: "chip-name" }, s.kind === "human" || s.left ? seatNameNode(s) : seatLabel(s)),
+            h("span", { class: "chip-name" }, s.kind === "human" ? playerLink(s.player) : s.left ? seatNameNode(s) : seatLabel(s)),
           ),
         ),
       ),

@@ -2,13 +2,15 @@
 //   /            lobby
 //   /t/{id}      a table (waiting room, game, end screen); ?replay for a replay
 //   /account     keep my name, sign in and out, passwords and passkeys
+//   /p/{id}      a player's profile;  /leaderboard  the leaderboards
 
 import { mountAccount } from "./account.js";
-import { Connection } from "./conn.js";
+import { bearer, Connection } from "./conn.js";
 import { fill, h, icon, refreshToasts, toast, userText } from "./dom.js";
 import { guardFocus } from "./focus.js";
 import { has, lang, LANGS, onLangChange, setLang, t } from "./i18n.js";
 import { mountLobby, mountNickname } from "./lobby.js";
+import { mountLeaderboard, mountProfile } from "./profile.js";
 import { mountReplay } from "./replay.js";
 import { mountTable } from "./tablepage.js";
 import { promptDialog } from "./ui.js";
@@ -150,6 +152,16 @@ conn.onState((state) => {
 });
 conn.on("welcome", () => drawHeader());
 conn.on("account", () => drawHeader());
+// Whether this browser's player kept their name (the header's link, and what a token
+// the server no longer knows means): asked once per connection.
+conn.onReady(() => {
+  fetch("/api/account", { headers: bearer() })
+    .then((r) => (r.ok ? r.json() : null))
+    .then((found) => {
+      if (found && Boolean(found.account) !== conn.isAccount) conn.setAccount(Boolean(found.account));
+    })
+    .catch(() => {});
+});
 conn.on("signed_out", () => {
   toast(() => t("account.signed_out_elsewhere"), "info", 6000);
   route();
@@ -171,8 +183,15 @@ function route() {
   page = null;
   main.replaceChildren();
   drawHeader();
+  const profile = location.pathname.match(/^\/p\/(p_[a-z0-9]{4,30})\/?$/);
   if (location.pathname === "/account" && !conn.canHello) {
     page = mountAccount(main, app);
+  } else if (profile) {
+    if (conn.canHello) conn.start();
+    page = mountProfile(main, app, profile[1]);
+  } else if (location.pathname === "/leaderboard") {
+    if (conn.canHello) conn.start();
+    page = mountLeaderboard(main, app);
   } else if (!conn.canHello) {
     page = mountNickname(main, app, (name) => {
       conn.start(name);

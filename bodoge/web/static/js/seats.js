@@ -32,11 +32,21 @@ export function seatNameNode(seat) {
   return seatLabel(seat);
 }
 
+/** A person's name as a link to their profile (/p/{id}); without an id, the name alone. */
+export function playerLink(player, cls = null) {
+  if (!player?.id) return userText(player?.name ?? "", cls);
+  return h(
+    "a",
+    { class: ["player-link", cls], href: `/p/${encodeURIComponent(player.id)}`, dataset: { link: "", testid: "player-link" } },
+    userText(player.name),
+  );
+}
+
 /**
  * A seat's name plate: name, a bot or person mark, and a dot for the
  * connection (a bot is always there).  Used by the shell and by games.
  */
-export function seatChip(seat, { you = false, turn = false } = {}) {
+export function seatChip(seat, { you = false, turn = false, link = false } = {}) {
   const connected = seat.kind === "bot" || Boolean(seat.connected);
   return h(
     "span",
@@ -58,7 +68,9 @@ export function seatChip(seat, { you = false, turn = false } = {}) {
         ? [userText(seat.left.name), h("small", { class: "seat-chip-level" }, t("seat.by_bot"))]
         : seat.kind === "bot"
           ? [t("seat.bot", { n: seat.seat + 1 }), seat.level ? h("small", { class: "seat-chip-level" }, t(`bot.${seat.level}`)) : null]
-          : seatNameNode(seat),
+          : link && seat.player
+            ? playerLink(seat.player)
+            : seatNameNode(seat),
     ),
     you ? h("span", { class: "you-tag" }, t("seat.you")) : null,
   );

@@ -346,7 +346,7 @@ export function mountTable(root, app, tableId) {
               "li",
               { class: ["wr-seat", `wr-seat--${s.kind}`], dataset: { seat: s.seat } },
               h("span", { class: "wr-no" }, String(s.seat + 1)),
-              seatChip(s, { you: s.player?.id === app.conn.player?.id }),
+              seatChip(s, { you: s.player?.id === app.conn.player?.id, link: true }),
               s.player?.id === table.host ? h("span", { class: "badge badge--host" }, t("wr.host")) : null,
               h("span", { class: "wr-controls" }, controls),
             );
