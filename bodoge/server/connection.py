@@ -492,6 +492,7 @@ HANDLERS: dict[str, Handler] = {
     "table.leave": Connection._table_command,
     "table.add_bot": Connection._table_command,
     "table.remove_bot": Connection._table_command,
+    "table.remove_player": Connection._table_command,
     "table.start": Connection._table_command,
     "table.rematch": Connection._table_rematch,
     "table.settings": Connection._table_settings,

@@ -102,6 +102,8 @@ def table_command(
         return LiveTable.add_bot, (player_id, req.int("seat"), req.str("level"), reply)
     if kind == "table.remove_bot":
         return LiveTable.remove_bot, (player_id, req.int("seat"), reply)
+    if kind == "table.remove_player":
+        return LiveTable.remove_player, (player_id, req.int("seat"), reply)
     if kind == "table.start":
         return LiveTable.begin, (player_id, reply)
     if kind == "move":

@@ -41,6 +41,7 @@ REMEMBERED = frozenset(
         "table.leave",
         "table.add_bot",
         "table.remove_bot",
+        "table.remove_player",
         "table.start",
         "move",
         "chat",

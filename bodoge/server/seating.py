@@ -93,6 +93,22 @@ class Seating:
         people = [s.player for s in left.seats if s.kind == "human"]
         return replace(left, host=people[0] if people else None)
 
+    def remove(self, host_id: str, seat: Seat) -> tuple[Seating, str]:
+        """Before the game, the host frees another person's seat; the seating and who left.
+
+        >>> seating, _ = Seating.empty(2).join("p_ann", 0)
+        >>> seating, _ = seating.join("p_bob", 1)
+        >>> seating.remove("p_ann", 1)[1], seating.remove("p_ann", 1)[0].seats[1].kind
+        ('p_bob', 'empty')
+        """
+        if self.host != host_id:
+            raise ProtocolError("not_host", "only the host removes players")
+        self.check(seat)
+        record = self.seats[seat]
+        if record.kind != "human" or record.player is None or record.player == host_id:
+            raise ProtocolError("bad_seat", f"seat {seat} holds nobody the host may remove")
+        return self._with(SeatRecord(seat)), record.player
+
     def bot_takes_over(self, player_id: str, level: str) -> Seating:
         """During the game: a bot plays the seat of the player who left, so others can finish."""
         seat = self.need_seated(player_id)

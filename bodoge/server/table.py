@@ -151,6 +151,8 @@ class LiveTable:
         #: The players of the seats (and those who left a running game), held so that
         #: their names stay known while nobody of them is connected.
         self.people: dict[str, Player] = {}
+        #: Players the host removed before the game: they may not sit here again.
+        self.removed: set[str] = set()
         self.chat = Chat(host.config.limits.chat_backlog)
         self.audience = Audience()
         self._inbox = Inbox(self.id, after_each=self._note_quiet)
@@ -650,6 +652,8 @@ class LiveTable:
 
     async def join(self, player_id: str, seat: Seat | None, reply: Reply) -> None:
         self._need_status("waiting")
+        if player_id in self.removed:
+            raise ProtocolError("removed", "the host removed you from this table")
         seating, seat = self.seating.join(player_id, seat)
         await self.host.store.save_seats(self.id, seating.seats, seating.host)
         player = self.host.player(player_id)  # held by the connection that asks
@@ -718,6 +722,19 @@ class LiveTable:
             raise ProtocolError("bad_options", f"{self.game.id} has no bot level {level[:40]!r}")
         await self.host.store.save_seats(self.id, seating.seats, seating.host)
         self.seating = seating
+        self._seats_changed()
+        reply({"type": "ack", "table": self.id, "seat": seat})
+
+    async def remove_player(self, player_id: str, seat: Seat, reply: Reply) -> None:
+        """Before the game, the host frees another person's seat; that person may not sit
+        at this table again (while it is in memory)."""
+        self._need_status("waiting")
+        self.seating.need_seated(player_id)
+        seating, removed = self.seating.remove(player_id, seat)
+        await self.host.store.save_seats(self.id, seating.seats, seating.host)
+        self.seating = seating
+        self.removed.add(removed)
+        self.audience.reseat(removed, None)  # its tabs watch on; table.seats tells them
         self._seats_changed()
         reply({"type": "ack", "table": self.id, "seat": seat})
 

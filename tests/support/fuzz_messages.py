@@ -341,6 +341,7 @@ def settings(game: str) -> st.SearchStrategy[JSON]:
             "turn_seconds": turn,
             "timeout_bot": level,
             "assistant": st.one_of(st.none(), st.booleans()),
+            "rated": st.booleans(),
         },
     )
 
@@ -356,6 +357,7 @@ def requests(draw: st.DrawFn) -> Message:
             + ["table.create"] * 5
             + ["table.add_bot"] * 3
             + ["table.remove_bot"] * 3
+            + ["table.remove_player"] * 2
             + ["chat"] * 3
             + ["hello"] * 3
             + ["rename"] * 2
@@ -397,7 +399,7 @@ def requests(draw: st.DrawFn) -> Message:
         message["table"] = draw(table_ids(game))
         if kind == "table.join":
             message.update(draw(st.fixed_dictionaries({}, optional={"seat": seats()})))
-        elif kind in ("table.add_bot", "table.remove_bot"):
+        elif kind in ("table.add_bot", "table.remove_bot", "table.remove_player"):
             message["seat"] = draw(seats())
             if kind == "table.add_bot":
                 message["level"] = draw(st.sampled_from([*LEVELS.get(game, ("easy",)), "x"]))
@@ -469,7 +471,9 @@ def must_refuse(message: JSON, deleted: set[str]) -> bool:
     for key in ("seat", "since", "chat_since"):
         if message.get(key) is not None and not _int(message[key]):
             return True
-    if kind in ("table.add_bot", "table.remove_bot") and not _int(message.get("seat")):
+    if kind in ("table.add_bot", "table.remove_bot", "table.remove_player") and not _int(
+        message.get("seat")
+    ):
         return True
     if kind == "table.add_bot" and not isinstance(message.get("level"), str):
         return True

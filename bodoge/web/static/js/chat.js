@@ -2,10 +2,27 @@
 
 import { fill, h, icon, toast, userText } from "./dom.js";
 import { lang, t } from "./i18n.js";
+import { store } from "./store.js";
 
 const MAX_LINES = 200;
+// The players this browser muted (their ids): their lines show folded, for this
+// browser only; nobody else is told.
+const MUTED_KEY = "bodoge.muted";
+const MAX_MUTED = 500;
 
-export function createChat({ send, errorText, onUnread }) {
+export function mutedPlayers() {
+  const list = store.get(MUTED_KEY, []);
+  return new Set(Array.isArray(list) ? list : []);
+}
+
+function setMuted(playerId, on) {
+  const muted = mutedPlayers();
+  if (on) muted.add(playerId);
+  else muted.delete(playerId);
+  store.set(MUTED_KEY, [...muted].slice(-MAX_MUTED));
+}
+
+export function createChat({ send, errorText, onUnread, me = () => null }) {
   let lines = [];
   let unread = 0;
   let visible = true;
@@ -49,13 +66,36 @@ export function createChat({ send, errorText, onUnread }) {
     return d.toLocaleTimeString(lang() === "ja" ? "ja-JP" : "en-GB", { hour: "2-digit", minute: "2-digit" });
   }
 
+  function muteButton(msg, muted) {
+    const who = msg.from?.id;
+    if (!who || who === me()) return null;
+    const label = t(muted ? "chat.unmute_named" : "chat.mute_named", { name: msg.from.name });
+    return h(
+      "button",
+      {
+        type: "button",
+        class: "btn btn--icon btn--ghost chat-mute",
+        "aria-label": label,
+        title: label,
+        dataset: { key: `mute-${msg.line ?? ""}`, testid: muted ? "chat-unmute" : "chat-mute" },
+        onclick: () => {
+          setMuted(who, !muted);
+          redraw();
+        },
+      },
+      icon(muted ? "sound" : "mute", "icon icon--sm"),
+    );
+  }
+
   function line(msg) {
+    const muted = Boolean(msg.from?.id) && mutedPlayers().has(msg.from.id);
     return h(
       "li",
-      { class: "chat-line" },
+      { class: ["chat-line", muted && "chat-line--muted"], dataset: { testid: muted ? "chat-muted" : "chat-line" } },
       h("span", { class: "chat-time" }, time(msg.at)),
       userText(msg.from?.name ?? "", "chat-from"),
-      userText(msg.text ?? "", "chat-text"),
+      muted ? h("span", { class: "chat-text muted" }, t("chat.muted")) : userText(msg.text ?? "", "chat-text"),
+      muteButton(msg, muted),
     );
   }
 
@@ -99,7 +139,7 @@ export function createChat({ send, errorText, onUnread }) {
         list.firstElementChild?.remove();
       }
       if (stick) list.scrollTop = list.scrollHeight;
-      if (!visible) {
+      if (!visible && !(msg.from?.id && mutedPlayers().has(msg.from.id))) {
         unread += 1;
         onUnread?.();
       }

@@ -69,6 +69,7 @@ export function mountTable(root, app, tableId) {
     send: (text) => app.conn.request({ type: "chat", table: tableId, text }),
     errorText: app.errorText,
     onUnread: () => drawTabs(),
+    me: () => app.conn.player?.id ?? null,
   });
 
   function seatOf(n) {
@@ -328,6 +329,27 @@ export function mountTable(root, app, tableId) {
                   ),
                 );
               }
+            } else if (s.kind === "human" && table.host === app.conn.player?.id && s.player?.id !== table.host) {
+              controls.push(
+                h(
+                  "button",
+                  {
+                    type: "button",
+                    class: "btn btn--sm btn--ghost",
+                    dataset: { key: `rm-${s.seat}`, testid: `remove-player-${s.seat}` },
+                    onclick: async () => {
+                      const sure = await confirmDialog({
+                        title: t("wr.remove_player"),
+                        message: t("wr.remove_player_confirm", { name: s.player?.name ?? "" }),
+                        ok: t("wr.remove_player"),
+                        danger: true,
+                      });
+                      if (sure) act({ type: "table.remove_player", table: tableId, seat: s.seat });
+                    },
+                  },
+                  t("wr.remove_player"),
+                ),
+              );
             } else if (s.kind === "bot" && me) {
               controls.push(
                 h(
