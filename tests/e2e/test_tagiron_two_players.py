@@ -67,7 +67,7 @@ def test_two_browsers_play_a_whole_game(open_page, screenshot_dir):
     watcher, _ = open_page("/")
     ui.sign_in(watcher, "Ken")
     watcher.click("[data-testid=filter-running]")
-    watcher.locator(f"[data-table={table}] a").click()
+    watcher.locator(f"[data-table={table}] a.btn").click()
     ui.wait_move(watcher, 4)
     assert watcher.locator(".tg-screen").count() == 2
     assert watcher.locator(".tg-screen .tt--back").count() == 10
