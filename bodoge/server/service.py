@@ -30,8 +30,8 @@ from bodoge.server.identity import Player, Players
 from bodoge.server.lobby import Lobby
 from bodoge.server.metrics import Metrics, Probe, Readings, database_probe
 from bodoge.server.quotas import Buckets
-from bodoge.server.replica import Replicas
 from bodoge.server.ratings import Ratings
+from bodoge.server.replica import Replicas
 from bodoge.server.replies import RecentReplies
 from bodoge.server.stats import Counters
 from bodoge.server.tables import Tables

@@ -2,8 +2,9 @@
 
 >>> from bodoge.games import get
 >>> s = parse_settings({"turn_seconds": 60}, get("tagiron"))
->>> s.to_json()
-{'turn_seconds': 60, 'timeout_bot': 'normal', 'assistant': None, 'bot_pace': 'normal', 'rated': False}
+>>> s.to_json()  # doctest: +NORMALIZE_WHITESPACE
+{'turn_seconds': 60, 'timeout_bot': 'normal', 'assistant': None, 'bot_pace': 'normal',
+ 'rated': False}
 
 The assistant (a game's, see ``Game.assist``) is on, off, or ``None``: it follows
 the seats, on only for one person playing against bots (:func:`assistant_on`).

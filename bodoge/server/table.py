@@ -107,6 +107,7 @@ class TableHost(Protocol):
 
     def known(self, player_id: str, name: str) -> Player:
         """A player another process told of, held in memory while the table holds it."""
+
     def rated_game_ended(self, table_id: str) -> None:
         """A rated game's result is stored: update the ratings (once, whatever happens)."""
 

@@ -65,7 +65,12 @@ async def test_every_game_declares_the_options_and_settings_a_table_shows(
         "show_rules",
     ]
     # Illustori has no assistant: its tables never show one.
-    assert [f["key"] for f in illustori["settings"]] == ["turn_seconds", "timeout_bot", "bot_pace", "rated"]
+    assert [f["key"] for f in illustori["settings"]] == [
+        "turn_seconds",
+        "timeout_bot",
+        "bot_pace",
+        "rated",
+    ]
     tagiron = games["tagiron"]["fields"]
     assert [f["key"] for f in tagiron["options"]] == ["players"]
     assert [f["key"] for f in tagiron["settings"]] == [
