@@ -9,10 +9,10 @@ what, nor even who has voted: only how many votes are in, and the counts.
 
 from __future__ import annotations
 
-import threading
 from functools import lru_cache
 
 from bodoge.core.game import Event
+from bodoge.core.identity_cache import identity_cache
 from bodoge.core.values import JSON
 from bodoge.games.illustori.events import (
     CardDrawn,
@@ -97,26 +97,12 @@ def view(state: IllustoriState, seat: int | None) -> dict[str, JSON]:
     }
 
 
-#: The last logs built, by the identity of the state's log (kept alive here, so
-#: an id is not reused while its entry stands): every seat's view of a state
-#: shares one list.
-_LOGS: dict[int, tuple[tuple[Event, ...], list[JSON]]] = {}
-_LOGS_KEPT = 64
-_LOGS_LOCK = threading.Lock()
-
-
+# By the log's identity, not its value: every seat's view of a state shares one list, and
+# a lookup by value would hash every event of the log again for each view.
+@identity_cache(limit=64)
 def _log(log: tuple[Event, ...]) -> list[JSON]:
     """The view's ``log`` for a state's log (shared between views, which are never changed)."""
-    with _LOGS_LOCK:  # bots may look at views in threads
-        kept = _LOGS.get(id(log))
-        if kept is not None and kept[0] is log:
-            return kept[1]
-    entries: list[JSON] = [_logged(e) for e in log]
-    with _LOGS_LOCK:
-        if len(_LOGS) >= _LOGS_KEPT:
-            del _LOGS[next(iter(_LOGS))]
-        _LOGS[id(log)] = (log, entries)
-    return entries
+    return [_logged(e) for e in log]
 
 
 @lru_cache(maxsize=256)

@@ -17,6 +17,7 @@ revealed.
 from __future__ import annotations
 
 from bodoge.core.game import Event, Seat
+from bodoge.core.identity_cache import identity_cache
 from bodoge.core.values import JSON
 from bodoge.games.tagiron.events import (
     Asked,
@@ -78,22 +79,11 @@ def log_entry_json(entry: LogEntry, seat: Seat | None, *, ended: bool) -> dict[s
     True
     """
     tiles_seen = isinstance(entry, Declared) and (ended or seat in entry.heard_by)
-    key = (id(entry), tiles_seen)
-    made = _MADE.get(key)
-    if made is not None and made[0] is entry:
-        return made[1]
-    if len(_MADE) >= _MADE_LIMIT:
-        _MADE.clear()
-    data = _entry_json(entry, tiles_seen)
-    _MADE[key] = (entry, data)  # holding the entry keeps its id from being reused
-    return data
+    return _entry_json(entry, tiles_seen)
 
 
-#: Entries made, by the entry's identity (an answer may be a list: entries are not hashable).
-_MADE: dict[tuple[int, bool], tuple[LogEntry, dict[str, JSON]]] = {}
-_MADE_LIMIT = 1 << 15
-
-
+# By the entry's identity: an answer may be a list, so entries are not hashable.
+@identity_cache(limit=1 << 15)
 def _entry_json(entry: LogEntry, tiles_seen: bool) -> dict[str, JSON]:
     if isinstance(entry, Asked):
         return {

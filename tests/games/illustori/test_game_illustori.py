@@ -293,6 +293,7 @@ def test_the_log_is_the_whole_game_and_the_same_for_everyone(secret: bool) -> No
                 logged.append(seen)
         logs = [GAME.view(state, seat)["log"] for seat in (None, *range(4))]
         assert all(log == logged for log in logs)
+        assert all(log is logs[0] for log in logs)  # made once, for every view of the state
     kinds = {entry["type"] for entry in logged}
     assert kinds >= {"first_word", "card_played", "penalty", "vote_resolved", "cards_exchanged"}
     assert {"final_round", "game_ended"} <= kinds

@@ -233,6 +233,20 @@ def test_three_player_declaration_content_is_secret() -> None:
             assert "tiles" not in seen and "tiles" not in entry
 
 
+def test_every_view_shares_each_log_entry_it_may_see_alike() -> None:
+    # Made once and shared, so the server renders a move's views and patches cheaply.
+    state = new(3, seed=15)
+    state, _ = ask(state)
+    declarer = state.turn
+    state, _ = GAME.apply(state, declarer, Declare(wrong_tiles(state.centre)))
+    views = {seat: GAME.view(state, seat) for seat in (0, 1, 2, None)}
+    question = [v["log"][0] for v in views.values()]
+    assert all(entry is question[0] for entry in question)
+    others = [views[s]["log"][-1] for s in views if s != declarer]
+    assert all(entry is others[0] for entry in others)
+    assert views[declarer]["log"][-1] is not others[0] and "tiles" in views[declarer]["log"][-1]
+
+
 # --- 4 players -------------------------------------------------------------------
 
 
