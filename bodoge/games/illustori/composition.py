@@ -219,6 +219,16 @@ def _height(box: cat.Box) -> float:
     return box[3] - box[1]
 
 
+def _around(boxes: list[cat.Box]) -> cat.Box:
+    """The smallest box holding every one of ``boxes``."""
+    return (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
+
+
 def _facing_of(native: cat.Facing, flip: bool) -> cat.Facing:
     if native == "front":
         return "front"
@@ -289,6 +299,22 @@ def _share(rand: random.Random, low: float, high: float) -> float:
 def _within(x: float, half: float) -> float:
     """``x`` moved so that something ``half`` wide each way stays inside the margins."""
     return min(max(x, _MARGIN + half), CARD_SIZE - _MARGIN - half)
+
+
+def _across(u: float, side: float) -> float:
+    """The centre of something ``side`` long, ``u`` of the way across the card within the margins.
+
+    ``u`` runs from -1 (against the left, or top, margin) through 0 (the middle) to 1
+    (against the right, or bottom, margin).
+    """
+    return CARD_SIZE / 2 + u * (CARD_SIZE / 2 - _MARGIN - side / 2)
+
+
+def _stand_facing(
+    char: str, x: float, ground: float, side: float, tilt: float, way: int, rand: random.Random
+) -> Placement:
+    """``char`` standing on ``(x, ground)``, tilted up to ``tilt`` degrees, looking ``way``."""
+    return _stand(char, x, ground, side, rand.uniform(-tilt, tilt), _looking(char, way, rand))
 
 
 def _figure(plan: Plan, rand: random.Random) -> list[Placed]:
@@ -403,10 +429,7 @@ def _face(plan: Plan, rand: random.Random) -> list[Placed]:
     )
     face = _put(plan.subject, centre, side, rand.uniform(-6, 6))
     small = _share(rand, 0.34, 0.4)
-    spot = (
-        CARD_SIZE / 2 + way * (CARD_SIZE / 2 - _MARGIN - small / 2),
-        CARD_SIZE - _MARGIN - small / 2,
-    )
+    spot = (_across(way, small), CARD_SIZE - _MARGIN - small / 2)
     thing = _put(plan.other, spot, small, rand.uniform(-12, 12), rand.random() < 0.5)
     return [(plan.subject, "subject", face), (plan.other, "other", thing)]
 
@@ -422,9 +445,7 @@ def _pair(plan: Plan, rand: random.Random) -> list[Placed]:
     ):
         side = _share(rand, 0.5, 0.53)
         x = CARD_SIZE / 2 - way * CARD_SIZE * rand.uniform(0.22, 0.25)
-        place = _stand(
-            char, _within(x, side / 2), ground, side, rand.uniform(-5, 5), _looking(char, way, rand)
-        )
+        place = _stand_facing(char, _within(x, side / 2), ground, side, 5, way, rand)
         parts.append((char, role, place))  # type: ignore[arg-type]
     mark = _put(
         plan.mark,
@@ -443,10 +464,7 @@ def _shape(plan: Plan, rand: random.Random) -> list[Placed]:
     side = _share(rand, 0.21, 0.23)
     parts: list[Placed] = []
     for i, (u, v) in enumerate(points):
-        centre = (
-            CARD_SIZE / 2 + u * (CARD_SIZE / 2 - _MARGIN - side / 2),
-            CARD_SIZE / 2 + v * (CARD_SIZE / 2 - _MARGIN - side / 2),
-        )
+        centre = (_across(u, side), _across(v, side))
         role: Role = "subject" if i == 0 else "member"
         place = _put(plan.subject, centre, side, rand.uniform(-15, 15), rand.random() < 0.5)
         parts.append((plan.subject, role, place))
@@ -529,19 +547,9 @@ def _sign(plan: Plan, rand: random.Random) -> list[Placed]:
     way = rand.choice((-1, 1))
     side = _share(rand, 0.6, 0.66)
     x = _within(CARD_SIZE / 2 - way * CARD_SIZE * 0.1, side / 2)
-    figure = _stand(
-        plan.subject,
-        x,
-        CARD_SIZE - _MARGIN,
-        side,
-        rand.uniform(-6, 6),
-        _looking(plan.subject, way, rand),
-    )
+    figure = _stand_facing(plan.subject, x, CARD_SIZE - _MARGIN, side, 6, way, rand)
     small = _share(rand, 0.28, 0.32)
-    spot = (
-        CARD_SIZE / 2 + way * (CARD_SIZE / 2 - _MARGIN - small / 2),
-        _MARGIN + small / 2 + rand.uniform(0, 8),
-    )
+    spot = (_across(way, small), _MARGIN + small / 2 + rand.uniform(0, 8))
     mark = _put(plan.mark, spot, small, rand.uniform(-12, 12))
     return [(plan.subject, "subject", figure), (plan.mark, "mark", mark)]
 
@@ -552,23 +560,10 @@ def _sizes(plan: Plan, rand: random.Random) -> list[Placed]:
     way = rand.choice((-1, 1))
     ground = CARD_SIZE * 0.93
     side = _share(rand, 0.7, 0.76)
-    giant = _stand(
-        plan.subject,
-        _within(CARD_SIZE / 2 - way * 22, side / 2),
-        ground,
-        side,
-        rand.uniform(-5, 5),
-        rand.random() < 0.5,
-    )
+    x = _within(CARD_SIZE / 2 - way * 22, side / 2)
+    giant = _stand(plan.subject, x, ground, side, rand.uniform(-5, 5), rand.random() < 0.5)
     small = _share(rand, 0.25, 0.28)
-    tiny = _stand(
-        plan.other,
-        CARD_SIZE / 2 + way * (CARD_SIZE / 2 - _MARGIN - small / 2),
-        ground,
-        small,
-        rand.uniform(-4, 4),
-        _looking(plan.other, -way, rand),
-    )
+    tiny = _stand_facing(plan.other, _across(way, small), ground, small, 4, -way, rand)
     return [(plan.subject, "subject", giant), (plan.other, "other", tiny)]
 
 
@@ -578,19 +573,9 @@ def _doing(plan: Plan, rand: random.Random) -> list[Placed]:
     way = rand.choice((-1, 1))
     side = _share(rand, 0.58, 0.64)
     x = _within(CARD_SIZE / 2 - way * CARD_SIZE * 0.12, side / 2)
-    figure = _stand(
-        plan.subject,
-        x,
-        CARD_SIZE - _MARGIN,
-        side,
-        rand.uniform(-5, 5),
-        _looking(plan.subject, way, rand),
-    )
+    figure = _stand_facing(plan.subject, x, CARD_SIZE - _MARGIN, side, 5, way, rand)
     tool = _share(rand, 0.4, 0.46)
-    spot = (
-        CARD_SIZE / 2 + way * (CARD_SIZE / 2 - _MARGIN - tool / 2),
-        CARD_SIZE * rand.uniform(0.34, 0.42),
-    )
+    spot = (_across(way, tool), CARD_SIZE * rand.uniform(0.34, 0.42))
     # Tools are drawn leaning right: mirrored on the left.
     held = _put(plan.mark, spot, tool, way * rand.uniform(0, 12), way < 0)
     return [(plan.subject, "subject", figure), (plan.mark, "mark", held)]
@@ -601,23 +586,10 @@ def _family(plan: Plan, rand: random.Random) -> list[Placed]:
     way = rand.choice((-1, 1))  # where the child stands
     ground = CARD_SIZE * 0.92
     side = _share(rand, 0.6, 0.66)
-    parent = _stand(
-        plan.subject,
-        _within(CARD_SIZE / 2 - way * 30, side / 2),
-        ground,
-        side,
-        rand.uniform(-4, 4),
-        _looking(plan.subject, way, rand),
-    )
+    x = _within(CARD_SIZE / 2 - way * 30, side / 2)
+    parent = _stand_facing(plan.subject, x, ground, side, 4, way, rand)
     small = _share(rand, 0.31, 0.35)
-    child = _stand(
-        plan.subject,
-        CARD_SIZE / 2 + way * (CARD_SIZE / 2 - _MARGIN - small / 2),
-        ground,
-        small,
-        rand.uniform(-6, 6),
-        _looking(plan.subject, -way, rand),
-    )
+    child = _stand_facing(plan.subject, _across(way, small), ground, small, 6, -way, rand)
     return [(plan.subject, "subject", parent), (plan.subject, "member", child)]
 
 
@@ -630,21 +602,12 @@ def _dream(plan: Plan, rand: random.Random) -> list[Placed]:
     assert plan.other is not None and plan.mark is not None
     way = rand.choice((-1, 1))  # the side the bubble is on
     side = _share(rand, 0.5, 0.56)
-    x = CARD_SIZE / 2 - way * (CARD_SIZE / 2 - _MARGIN - side / 2)
-    sleeper = _stand(
-        plan.subject,
-        x,
-        CARD_SIZE - _MARGIN,
-        side,
-        rand.uniform(-8, 8),
-        _looking(plan.subject, way, rand),
+    sleeper = _stand_facing(
+        plan.subject, _across(-way, side), CARD_SIZE - _MARGIN, side, 8, way, rand
     )
     bubble_side = _share(rand, 0.58, 0.62)
     # The bubble's tail points down-left as drawn: mirrored when the bubble is on the left.
-    centre = (
-        CARD_SIZE / 2 + way * (CARD_SIZE / 2 - _MARGIN - bubble_side / 2),
-        _MARGIN + bubble_side / 2,
-    )
+    centre = (_across(way, bubble_side), _MARGIN + bubble_side / 2)
     bubble = _put(plan.mark, centre, bubble_side, 0.0, way < 0)
     dream = _put(
         plan.other,
@@ -746,11 +709,7 @@ def _seat(
 
 def _fit(parts: list[Placed]) -> list[Placed]:
     """Scale and move the group so that it fills the card inside the margins."""
-    boxes = [p.box(cat.content_box(char)) for char, _, p in parts]
-    x0 = min(b[0] for b in boxes)
-    y0 = min(b[1] for b in boxes)
-    x1 = max(b[2] for b in boxes)
-    y1 = max(b[3] for b in boxes)
+    x0, y0, x1, y1 = _around([p.box(cat.content_box(char)) for char, _, p in parts])
     span = CARD_SIZE - 2 * _MARGIN
     factor = min(span / (x1 - x0), span / (y1 - y0))
     dx = CARD_SIZE / 2 - factor * (x0 + x1) / 2
@@ -807,8 +766,7 @@ def legibility(parts: list[Placed]) -> Legibility:
         b for (_, role, _), b in zip(parts, boxes, strict=True) if role in ("subject", "member")
     ]
     if len(group) > 1:
-        x0, y0 = min(b[0] for b in group), min(b[1] for b in group)
-        x1, y1 = max(b[2] for b in group), max(b[3] for b in group)
+        x0, y0, x1, y1 = _around(group)
         subject = max(x1 - x0, y1 - y0) / CARD_SIZE
     else:
         subject = next(s for (_, r, _), s in zip(parts, sides, strict=True) if r == "subject")
