@@ -126,18 +126,19 @@ def _t(
     things: str = "",
 ) -> Theme:
     """A theme from compact text: words and frames separated by ``/``, emoji by spaces."""
-
-    def split(text: str) -> tuple[str, ...]:
-        return tuple(w.strip() for w in text.split("/") if w.strip())
-
     return Theme(
         kind,
         key,
-        {"ja": split(ja), "en": split(en)},
-        {"ja": split(ja_frames), "en": split(en_frames)},
+        {"ja": _split(ja), "en": _split(en)},
+        {"ja": _split(ja_frames), "en": _split(en_frames)},
         tuple(marks.split()),
         tuple(things.split()),
     )
+
+
+def _split(text: str) -> tuple[str, ...]:
+    """Words separated by ``/``."""
+    return tuple(w.strip() for w in text.split("/") if w.strip())
 
 
 THEMES: tuple[Theme, ...] = (
@@ -569,14 +570,13 @@ _LOOSE: dict[tuple[str, str], tuple[str, str]] = {
     ),
 }
 
-# Each theme takes its loose words (a KeyError here means a theme without them).
-THEMES = tuple(
-    dataclasses.replace(
-        t, loose={"ja": tuple(_LOOSE[t.kind, t.key][0].split("/")),
-                  "en": tuple(_LOOSE[t.kind, t.key][1].split("/"))}
-    )
-    for t in THEMES
-)  # fmt: skip
+
+def _with_loose(t: Theme) -> Theme:
+    ja, en = _LOOSE[t.kind, t.key]  # a KeyError here means a theme without loose words
+    return dataclasses.replace(t, loose={"ja": _split(ja), "en": _split(en)})
+
+
+THEMES = tuple(_with_loose(t) for t in THEMES)
 
 #: Words for a card whose figure is in, on or riding a seat, by the seat.
 SEAT_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
