@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bodoge.core.game import Event
+from bodoge.core.values import JSON
 from bodoge.games.tagiron.cards import CARDS
 from bodoge.games.tagiron.game import TagironGame
-from bodoge.games.tagiron.moves import Ask
+from bodoge.games.tagiron.moves import Ask, move_to_json
 from bodoge.games.tagiron.state import TagironState
 
 GAME = TagironGame()
@@ -33,3 +36,19 @@ def wrong_tiles(right: tuple[str, ...]) -> tuple[str, ...]:
         if guess != right:
             return guess
     raise AssertionError("unreachable")
+
+
+def bot_history(players: int, seed: int, levels: Sequence[str]) -> dict[str, JSON]:
+    """A bot game (``levels`` by seat) as ``GET /api/tables/{id}/history`` returns it."""
+    from bodoge.games.tagiron.selfplay import play_game  # the bots: numpy and the solver
+
+    record = play_game(players, list(levels), seed)
+    return {
+        "table": {"game": "tagiron"},
+        "seed": seed,
+        "options": {"players": players},
+        "moves": [
+            {"n": i + 1, "seat": s, "move": move_to_json(m)}
+            for i, (s, m) in enumerate(record.moves)
+        ],
+    }

@@ -10,6 +10,7 @@ import pytest
 
 from bodoge.cli import main
 from bodoge.games.tagiron.game import TagironGame
+from tests.games.tagiron.helpers import bot_history
 
 POSITION = {
     "players": 2,
@@ -156,24 +157,8 @@ def test_same_colour_card_has_the_corrected_wording(tmp_path, capsys) -> None:
     assert "隣り合" not in out
 
 
-def _history(players: int, seed: int) -> dict:
-    from bodoge.games.tagiron.moves import move_to_json
-    from bodoge.games.tagiron.selfplay import play_game
-
-    record = play_game(players, ["normal", "easy", "easy"][:players], seed)
-    return {
-        "table": {"game": "tagiron"},
-        "seed": seed,
-        "options": {"players": players},
-        "moves": [
-            {"n": i + 1, "seat": s, "move": move_to_json(m)}
-            for i, (s, m) in enumerate(record.moves)
-        ],
-    }
-
-
 def test_review_prints_every_seat_and_json_for_tools(tmp_path, capsys) -> None:
-    path = write(tmp_path, _history(3, 6), "game.json")
+    path = write(tmp_path, bot_history(3, 6, ["normal", "easy", "easy"]), "game.json")
     assert main(["tagiron", "review", path, "--json"]) == 0
     review = json.loads(capsys.readouterr().out)
     assert [s["seat"] for s in review["seats"]] == [0, 1, 2]

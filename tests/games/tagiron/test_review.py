@@ -25,7 +25,7 @@ from bodoge.games.tagiron.ai.position import Position
 from bodoge.games.tagiron.ai.solver import Deduction
 from bodoge.games.tagiron.answers import answer
 from bodoge.games.tagiron.cards import cards_for
-from bodoge.games.tagiron.moves import Ask, Declare, move_to_json
+from bodoge.games.tagiron.moves import Ask, Declare
 from bodoge.games.tagiron.options import TagironOptions
 from bodoge.games.tagiron.review import (
     HistoryError,
@@ -39,7 +39,7 @@ from bodoge.games.tagiron.review import (
 from bodoge.games.tagiron.selfplay import play_game
 from bodoge.games.tagiron.state import TagironState
 from bodoge.games.tagiron.tiles import ALL_TILES, sort_hand
-from tests.games.tagiron.helpers import GAME
+from tests.games.tagiron.helpers import GAME, bot_history
 
 
 def dealt(hands, face_up, *, first=0) -> TagironState:
@@ -179,21 +179,8 @@ def test_a_wrong_guess_at_low_odds_is_hasty_and_a_free_one_is_not() -> None:
 # --- whole games ----------------------------------------------------------------------
 
 
-def history_of(players: int, seed: int, levels) -> dict:
-    record = play_game(players, levels, seed)
-    return {
-        "table": {"game": "tagiron"},
-        "seed": seed,
-        "options": {"players": players},
-        "moves": [
-            {"n": i + 1, "seat": s, "move": move_to_json(m)}
-            for i, (s, m) in enumerate(record.moves)
-        ],
-    }
-
-
 def test_a_history_file_reviews_every_seat_and_bad_ones_are_refused() -> None:
-    history = history_of(3, 11, ["expert", "normal", "easy"])
+    history = bot_history(3, 11, ["expert", "normal", "easy"])
     review = review_history(history).to_json()
     assert [s["seat"] for s in review["seats"]] == [0, 1, 2]
     for s in review["seats"]:
@@ -218,7 +205,7 @@ def test_each_seat_judged_from_its_own_history_gets_the_same_review(players) -> 
     from bodoge.server.render import Step
 
     seed = derive_seed(5, "honest", players)
-    history = history_of(players, seed, ["expert", "normal", "easy", "normal"][:players])
+    history = bot_history(players, seed, ["expert", "normal", "easy", "normal"][:players])
     whole = review_history(history)
     moves = [(m["seat"], GAME.move_from_json(m["move"])) for m in history["moves"]]
     steps = [Step(i + 1, s, m, 0, "bot") for i, (s, m) in enumerate(moves)]
