@@ -37,11 +37,13 @@ from typing import Any, Generic, Protocol, TypeVar, cast
 V = TypeVar("V")
 V_co = TypeVar("V_co", covariant=True)
 
+_NONE: Hashable = object()  # the variant when none is given: equal to no value passed
+
 
 class IdentityCached(Protocol, Generic[V_co]):
     """What :func:`identity_cache` makes: the function, and its cache's size and reset."""
 
-    def __call__(self, obj: Any, *variant: Hashable) -> V_co: ...
+    def __call__(self, obj: Any, variant: Hashable = ...) -> V_co: ...
 
     def cache_len(self) -> int: ...
 
@@ -49,28 +51,32 @@ class IdentityCached(Protocol, Generic[V_co]):
 
 
 def identity_cache(limit: int) -> Callable[[Callable[..., V]], IdentityCached[V]]:
-    """Cache ``make(obj, *variant)`` by the identity of ``obj`` and the value of ``variant``.
+    """Cache ``make(obj)`` by the identity of ``obj``, or ``make(obj, variant)`` by both.
+
+    ``variant``, any hashable value (compared by value), tells apart the values
+    made of one object: a Tagiron log entry with its tiles or without them.
 
     At most ``limit`` values are kept; beyond that the oldest made is dropped
     (and made again if asked for).  Safe to call from several threads: a hit is
     one dict read, and a value two threads make at once is merely not shared.
-    A plain function, not an object with ``__call__``: it runs for every log
-    entry of every view, where calling an object costs twice as much.
+    It runs for every log entry of every view, so it is kept lean: a plain
+    function and one optional variant, since calling an object with
+    ``__call__``, or packing ``*args``, costs markedly more on this path.
     """
     if limit < 1:
         raise ValueError(f"an identity cache keeps at least one value, not {limit}")
 
     def decorate(make: Callable[..., V]) -> IdentityCached[V]:
-        # (id, *variant) -> (the object, its value): the object is held so its id is not reused.
+        # (id, variant) -> (the object, its value): the object is held so its id is not reused.
         kept: OrderedDict[tuple[Hashable, ...], tuple[Any, V]] = OrderedDict()
         lock = threading.Lock()
 
-        def cached(obj: Any, *variant: Hashable) -> V:
-            key = (id(obj), *variant)
+        def cached(obj: Any, variant: Hashable = _NONE) -> V:
+            key = (id(obj), variant)
             found = kept.get(key)
             if found is not None:  # then it holds obj itself: no other live object has its id
                 return found[1]
-            value = make(obj, *variant)
+            value = make(obj) if variant is _NONE else make(obj, variant)
             with lock:
                 if len(kept) >= limit:
                     kept.popitem(last=False)
