@@ -9,8 +9,6 @@ what, nor even who has voted: only how many votes are in, and the counts.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from bodoge.core.game import Event
 from bodoge.core.identity_cache import identity_cache
 from bodoge.core.values import JSON
@@ -97,21 +95,21 @@ def view(state: IllustoriState, seat: int | None) -> dict[str, JSON]:
     }
 
 
-# By the log's identity, not its value: every seat's view of a state shares one list, and
-# a lookup by value would hash every event of the log again for each view.
+# By identity, not by value: every seat's view of a state shares one list, and a lookup by
+# value would hash every event of the log again for each view.
 @identity_cache(limit=64)
 def _log(log: tuple[Event, ...]) -> list[JSON]:
     """The view's ``log`` for a state's log (shared between views, which are never changed)."""
     return [_logged(e) for e in log]
 
 
-@lru_cache(maxsize=256)
+@identity_cache(limit=64)
 def _log_moves(moves: tuple[int, ...]) -> list[JSON]:
     """The view's ``log_moves`` (shared between the views of a state, like the log)."""
     return list(moves)
 
 
-@lru_cache(maxsize=8192)
+@identity_cache(limit=8192)
 def _logged(event: Event) -> dict[str, JSON]:
     """A log entry: the event as a spectator sees it (the same for every seat).
 

@@ -286,14 +286,19 @@ def test_the_log_is_the_whole_game_and_the_same_for_everyone(secret: bool) -> No
     played = play(raw, 3, style, max_moves=2000)
     assert GAME.result(played.states[-1]) is not None
     logged: list[dict[str, Any]] = []
+    earlier: list[dict[str, Any]] = []
     for state, events in zip(played.states[1:], played.events, strict=True):
         for event in events:
             seen = GAME.observe(event, None)
             if seen["type"] not in ("turn_started", "card_drawn", "vote_cast"):
                 logged.append(seen)
-        logs = [GAME.view(state, seat)["log"] for seat in (None, *range(4))]
-        assert all(log == logged for log in logs)
-        assert all(log is logs[0] for log in logs)  # made once, for every view of the state
+        views = [GAME.view(state, seat) for seat in (None, *range(4))]
+        assert all(v["log"] == logged for v in views)
+        # Made once and shared by every view of the state; an entry, by every later state too.
+        assert all(v["log"] is views[0]["log"] for v in views)
+        assert all(v["log_moves"] is views[0]["log_moves"] for v in views)
+        assert all(a is b for a, b in zip(views[0]["log"], earlier, strict=False))
+        earlier = views[0]["log"]
     kinds = {entry["type"] for entry in logged}
     assert kinds >= {"first_word", "card_played", "penalty", "vote_resolved", "cards_exchanged"}
     assert {"final_round", "game_ended"} <= kinds
