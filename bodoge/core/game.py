@@ -131,18 +131,26 @@ class OptionField:
 
     * ``"players"`` — a count of players;
     * ``"flag"`` — true or false, shown as on/off;
-    * ``"choice"`` — one of a few strings, each shown as ``{label}_{value}``.
+    * ``"choice"`` — one of ``choices``, each shown as ``{label}_{value}``.
 
-    >>> OptionField("language", "choice", "il.opt.language").to_json()
-    {'key': 'language', 'kind': 'choice', 'label': 'il.opt.language'}
+    The host may change every option but the player count in the waiting room
+    (``table.settings``): the seats are made for that count.
+
+    >>> OptionField("language", "choice", "il.opt.language", ("ja", "en")).to_json()
+    {'key': 'language', 'kind': 'choice', 'label': 'il.opt.language', 'choices': ['ja', 'en']}
     """
 
     key: str
     kind: Literal["players", "flag", "choice"]
     label: str
+    #: A choice's values, in the order a page offers them.
+    choices: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, JSON]:
-        return {"key": self.key, "kind": self.kind, "label": self.label}
+        data: dict[str, JSON] = {"key": self.key, "kind": self.kind, "label": self.label}
+        if self.kind == "choice":
+            data["choices"] = list(self.choices)
+        return data
 
 
 class Bot(ABC, Generic[M]):

@@ -417,10 +417,10 @@ class Connection:
         self.reply_to(req)({"type": "ack", "table": table_id, "seat": seat})
 
     async def _table_settings(self, req: Request, player: Player) -> None:
-        settings = req.opt_object("settings")
-        if settings is None:
-            raise ProtocolError("bad_message", "table.settings needs a settings object")
-        await self._call(req, LiveTable.configure, player.id, settings, self.reply_to(req))
+        settings, options = req.opt_object("settings"), req.opt_object("options")
+        if settings is None and options is None:
+            raise ProtocolError("bad_message", "table.settings needs settings or options")
+        await self._call(req, LiveTable.configure, player.id, settings, self.reply_to(req), options)
 
     async def _table_open(self, req: Request, player: Player) -> None:
         table_id = req.table()

@@ -37,7 +37,7 @@ CLIENT_MESSAGES: dict[str, frozenset[str]] = {
     "table.remove_player": frozenset({"table", "seat"}),
     "table.start": frozenset({"table"}),
     "table.rematch": frozenset({"table"}),
-    "table.settings": frozenset({"table", "settings"}),
+    "table.settings": frozenset({"table", "settings", "options"}),
     "table.open": frozenset({"table", "since", "chat_since"}),
     "table.close": frozenset({"table"}),
     "move": frozenset({"table", "move"}),

@@ -133,12 +133,18 @@ def assistant_on(settings: TableSettings, seats: Sequence[SeatRecord]) -> bool:
 
 
 #: The table settings every page shows, for the games they apply to (see ``fields``).
-SETTING_FIELDS: tuple[dict[str, str], ...] = (
+SETTING_FIELDS: tuple[dict[str, JSON], ...] = (
     {"key": "turn_seconds", "kind": "seconds", "label": "lobby.turn_timer"},
     {"key": "timeout_bot", "kind": "bot", "label": "lobby.timeout_bot"},
     {"key": "assistant", "kind": "assistant", "label": "lobby.assistant"},
     # A choice's value reads as the string ``{values}{value}`` (``pace.fast``).
-    {"key": "bot_pace", "kind": "choice", "label": "lobby.bot_pace", "values": "pace."},
+    {
+        "key": "bot_pace",
+        "kind": "choice",
+        "label": "lobby.bot_pace",
+        "values": "pace.",
+        "choices": list(PACES),
+    },
     {"key": "rated", "kind": "flag", "label": "lobby.rated"},
 )
 
@@ -159,3 +165,40 @@ def fields(game: Game) -> list[dict[str, JSON]]:
             continue
         shown.append(dict(f))
     return shown
+
+
+def changed_options(game: Game, stored: Mapping[str, JSON], raw: Mapping[str, JSON]) -> Any:
+    """A waiting table's options after its host changed ``raw`` (the others kept): the
+    options the game declares (``Game.option_fields``), checked as ``table.create``
+    checks them; raises ``bad_options``.
+
+    The player count is not among them: the seats, some of them taken, are made for it.
+    Options a table does not show (Illustori's deck) stay as the table was made.
+
+    >>> from bodoge.games import get
+    >>> game = get("illustori")
+    >>> stored = game.options_json(game.options({"players": 3}))
+    >>> changed_options(game, stored, {"secret_votes": True}).secret_votes
+    True
+    >>> changed_options(game, stored, {"players": 5})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bodoge.server.protocol.ProtocolError: the player count is fixed once the table is made (3)...
+    """
+    declared = {f.key: f for f in game.option_fields}
+    for key, value in raw.items():
+        if key in stored and stored[key] == value:
+            continue  # unchanged: nothing to refuse
+        field = declared.get(key)
+        if field is not None and field.kind == "players":
+            raise ProtocolError(
+                "bad_options",
+                f"the player count is fixed once the table is made ({stored.get(key)}):"
+                f" make a new table for {str(value)[:10]}",
+            )
+        if field is None and key in stored:
+            shown = key[:40]
+            raise ProtocolError(
+                "bad_options", f"option {shown!r} cannot change once the table is made"
+            )
+    return game.options({**stored, **raw})

@@ -32,7 +32,13 @@ from bodoge.server.pace import Pace
 from bodoge.server.protocol import ProtocolError, encode, iso, now_ms
 from bodoge.server.render import Facts, Step
 from bodoge.server.seating import Seating
-from bodoge.server.settings import TableSettings, assistant_on, parse_settings, settings_from_json
+from bodoge.server.settings import (
+    TableSettings,
+    assistant_on,
+    changed_options,
+    parse_settings,
+    settings_from_json,
+)
 from bodoge.server.timers import Alarm, next_clock_deadline, next_deadlines
 from bodoge.store import (
     Fenced,
@@ -699,17 +705,34 @@ class LiveTable:
         self._ask_bots()
         reply({"type": "ack", "table": self.id})
 
-    async def configure(self, player_id: str, raw: Mapping[str, JSON], reply: Reply) -> None:
-        """The host changes settings before the game (the others given stay as they are);
-        every tab gets a fresh ``table`` snapshot, the lobby the new summary."""
+    async def configure(
+        self,
+        player_id: str,
+        raw: Mapping[str, JSON] | None,
+        reply: Reply,
+        raw_options: Mapping[str, JSON] | None = None,
+    ) -> None:
+        """The host changes settings and game options before the game (those not given stay
+        as they are; the seats, and so the player count, too); every tab gets a fresh
+        ``table`` snapshot, the lobby the new summary."""
         self._need_status("waiting")
         self.seating.need_seated(player_id)
         if self.seating.host != player_id:
             raise ProtocolError("not_host", "only the host changes the table's settings")
-        settings = parse_settings({**self.settings.to_json(), **raw}, self.game)
-        if settings != self.settings:
-            await self.host.store.save_settings(self.id, settings.to_json())
+        # Both are checked before either is stored: a refusal changes nothing.
+        settings = parse_settings({**self.settings.to_json(), **(raw or {})}, self.game)
+        options = changed_options(self.game, self.options_json, raw_options or {})
+        if self.game.seats(options) != len(self.seats):  # a game whose seats follow options
+            raise ProtocolError("bad_options", "the change would not fit the seats")
+        options_json = self.game.options_json(options)
+        if settings != self.settings or options_json != self.options_json:
+            await self.host.store.save_settings(
+                self.id,
+                settings.to_json(),
+                options_json if options_json != self.options_json else None,
+            )
             self.settings, self._summary = settings, None
+            self.options, self.options_json = options, options_json
             for sub, seat in self.audience:
                 _send(sub, self.snapshot(seat))
             self.host.show_in_lobby(self)

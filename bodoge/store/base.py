@@ -133,8 +133,14 @@ class Store(ABC):
         """Replace the seats of a table (and its host)."""
 
     @abstractmethod
-    async def save_settings(self, table_id: str, settings: Mapping[str, object]) -> None:
-        """A waiting table's settings, changed by its host."""
+    async def save_settings(
+        self,
+        table_id: str,
+        settings: Mapping[str, object],
+        options: Mapping[str, object] | None = None,
+    ) -> None:
+        """A waiting table's settings, and its game options unless ``None``, changed by
+        its host."""
 
     @abstractmethod
     async def delete_table(self, table_id: str) -> None: ...

@@ -188,6 +188,7 @@ _INSERT_TABLE = _Stmt(
 )
 _SET_HOST = _Stmt("UPDATE tables SET host = ? WHERE id = ?")
 _SET_SETTINGS = _Stmt("UPDATE tables SET settings = ? WHERE id = ?", json_at=(0,))
+_SET_OPTIONS = _Stmt("UPDATE tables SET options = ? WHERE id = ?", json_at=(0,))
 _START_TABLE = _Stmt(
     "UPDATE tables SET status = 'playing', started_at = ?, deadlines = ?, clock_deadline = ?"
     " WHERE id = ?",
@@ -977,10 +978,16 @@ class SqlStore(Store):
         ]
         await self._write(_Write(("table", table_id), ops))
 
-    async def save_settings(self, table_id: str, settings: Mapping[str, object]) -> None:
-        await self._write(
-            _Write(("table", table_id), [(_SET_SETTINGS, (dict(settings), table_id))])
-        )
+    async def save_settings(
+        self,
+        table_id: str,
+        settings: Mapping[str, object],
+        options: Mapping[str, object] | None = None,
+    ) -> None:
+        ops: list[Op] = [(_SET_SETTINGS, (dict(settings), table_id))]
+        if options is not None:
+            ops.append((_SET_OPTIONS, (dict(options), table_id)))
+        await self._write(_Write(("table", table_id), ops))
 
     async def delete_table(self, table_id: str) -> None:
         ops = [(stmt, (table_id,)) for stmt in (_DELETE_CHAT, _DELETE_MOVES, _DELETE_SEATS)]

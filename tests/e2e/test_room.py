@@ -157,3 +157,79 @@ def test_the_assistant_follows_the_seats_and_a_rematch_follows_the_game(open_pag
     audit.assert_clean()
     card.locator("[data-testid=finished-replay]").click()
     taro.wait_for_selector("[data-testid=replay-page] [data-testid=tagiron]")
+
+
+def test_the_host_sets_the_table_in_the_waiting_room(open_page, screenshot_dir):
+    hana, _ = open_page("/")
+    ui.sign_in(hana, "はなこ")
+    table = ui.create_table(hana, 2)
+    taro, _ = open_page(f"/t/{table}")
+    ui.sign_in(taro, "Taro")
+    taro.click("[data-testid=sit-1]")
+    hana.wait_for_selector("[data-testid=seats] [data-seat='1'] .seat-chip--human")
+    assert field(taro, "bot_pace").startswith("ふつう")
+    assert field(taro, "turn_seconds") == "制限なし"
+    # Only the host gets controls; the player count is not one (the seats are made for it).
+    assert taro.locator("[data-testid^=field-edit-]").count() == 0
+    assert hana.locator("[data-testid=field-edit-players]").count() == 0
+    for key in ("turn_seconds", "timeout_bot", "assistant", "bot_pace", "rated"):
+        assert hana.locator(f"[data-testid=field-edit-{key}]").count() == 1, key
+    hana.select_option("[data-testid=field-edit-bot_pace]", "slow")
+    shown = "(key) => document.querySelector(`[data-testid=field-${key}]`).innerText.trim()"
+    taro.wait_for_function(f"() => ({shown})('bot_pace').startsWith('ゆっくり')")
+    hana.select_option("[data-testid=field-edit-turn_seconds]", "120")
+    taro.wait_for_function(f"() => ({shown})('turn_seconds') === '120秒'")
+    hana.check("[data-testid=field-edit-rated]")
+    taro.wait_for_function(f"() => ({shown})('rated') === 'あり'")
+    # The host's page shows what the table has now, and keeps the focus on the control.
+    assert hana.eval_on_selector("[data-testid=field-edit-turn_seconds]", "e => e.value") == "120"
+    assert hana.eval_on_selector("[data-testid=field-edit-bot_pace]", "e => e.value") == "slow"
+    assert hana.evaluate("() => document.activeElement?.dataset.testid") == "field-edit-rated"
+    # A non-host asking anyway is refused and nothing changes.
+    refused = taro.evaluate(
+        """async (table) => {
+          try {
+            await window.bodoge.conn.request(
+              { type: "table.settings", table, settings: { bot_pace: "fast" } });
+            return "accepted";
+          } catch (err) { return err.code; }
+        }""",
+        table,
+    )
+    assert refused == "not_host"
+    assert field(taro, "bot_pace").startswith("ゆっくり")
+    ui.screenshots(hana, screenshot_dir, "waiting-room-host", user_texts=["はなこ", "Taro"])
+    audit = Audit()
+    audit.check(hana, "the host's waiting room, every setting a control")
+    audit.assert_clean()
+    # The game runs with them: a 2:00 clock on the first turn.
+    hana.locator("[data-testid=start]:not([disabled])").click()
+    ui.wait_board(taro)
+    taro.wait_for_function(
+        "() => /^[12]:\\d\\d$/.test(document.querySelector('.tp-clock-text')?.innerText ?? '')"
+    )
+    settings = taro.evaluate("() => window.bodoge.app.shownTable.snap.table.settings")
+    assert settings["turn_seconds"] == 120 and settings["bot_pace"] == "slow" and settings["rated"]
+
+
+def test_the_host_sets_illustoris_options_in_the_waiting_room(open_page):
+    host, _ = open_page("/")
+    ui.sign_in(host, "はなこ")
+    table = create_illustori(host, 3)
+    guest, _ = open_page(f"/t/{table}")
+    ui.sign_in(guest, "Mika")
+    guest.click("[data-testid=sit-1]")
+    guest.wait_for_selector("[data-testid=field-secret_votes]")
+    assert field(guest, "secret_votes") == "なし" and "日本語" in field(guest, "language")
+    for key in ("ban_same_ends", "ban_used_joints", "vote_limit", "secret_votes"):
+        host.check(f"[data-testid=field-edit-{key}]")
+        guest.wait_for_function(
+            f"() => document.querySelector('[data-testid=field-{key}]').innerText.trim() === 'あり'"
+        )
+    host.select_option("[data-testid=field-edit-language]", "en")
+    guest.wait_for_function(
+        "() => document.querySelector('[data-testid=field-language]').innerText.includes('英語')"
+    )
+    options = guest.evaluate("() => window.bodoge.app.shownTable.snap.table.options")
+    assert options["language"] == "en" and options["secret_votes"] and options["vote_limit"]
+    assert options["players"] == 3

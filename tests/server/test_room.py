@@ -165,6 +165,73 @@ async def test_the_host_changes_the_assistant_in_the_waiting_room(server: Server
     assert late["code"] == "not_waiting"
 
 
+async def test_the_host_sets_the_table_in_the_waiting_room(
+    make_server: Callable[..., Any],
+) -> None:
+    """Every setting and every option the game shows, not the player count; live for all."""
+    server = await make_server(games=None)  # the real games: Illustori's options
+    host, guest = await _tabs(server, 2)
+    created = await host.ok(
+        "table.create",
+        game="illustori",
+        options={"players": 3, "deck_seed": 7},
+        bots=[{"seat": 2, "level": "easy"}],
+    )
+    table = created["table"]
+    await guest.ok("table.join", table=table)
+    for tab in (host, guest):
+        await tab.ok("table.open", table=table)
+    change = {
+        "settings": {"turn_seconds": 90, "bot_pace": "slow", "rated": True},
+        "options": {
+            "language": "en",
+            "ban_same_ends": True,
+            "ban_used_joints": True,
+            "vote_limit": True,
+            "secret_votes": True,
+            "players": 3,  # unchanged: fine
+        },
+    }
+    # Not the guest; nothing changes.
+    refused = await guest.request("table.settings", table=table, **change)
+    assert refused["code"] == "not_host"
+    # Refused as a whole: a bad value, another player count, an option the table hides.
+    for bad in (
+        {"options": {"language": "fr", "secret_votes": True}},
+        {"options": {"players": 4}},
+        {"options": {"deck_seed": 8}},
+        {"options": {"colour": "red"}},
+        {"settings": {"bot_pace": "brisk"}, "options": {"secret_votes": True}},
+        {"settings": {"turn_seconds": 2}},
+    ):
+        reply = await host.request("table.settings", table=table, **bad)
+        assert reply["code"] == "bad_options", bad
+    too_many = await host.request("table.settings", table=table, options={"players": 4})
+    assert "player count" in too_many["message"]
+    live = await server.tables.get(table)
+    assert live.options_json["secret_votes"] is False and live.settings.bot_pace == "normal"
+    assert (await host.request("table.settings", table=table))["code"] == "bad_message"
+
+    await host.ok("table.settings", table=table, **change)
+    told = await guest.wait(lambda m: m["type"] == "table" and m["table"]["settings"]["rated"])
+    shown = told["table"]
+    assert shown["settings"]["turn_seconds"] == 90 and shown["settings"]["bot_pace"] == "slow"
+    assert shown["settings"]["timeout_bot"] == "normal"  # not given: kept
+    assert shown["options"]["language"] == "en" and shown["options"]["secret_votes"] is True
+    assert shown["options"]["deck_seed"] == 7 and shown["options"]["show_rules"] is True
+    assert [s["kind"] for s in shown["seats"]] == ["human", "human", "bot"]  # seats kept
+    bundle = await server.store.load_table(table)
+    assert bundle is not None
+    assert bundle.table.options == shown["options"] and bundle.table.settings == shown["settings"]
+    # The game is played with them.
+    await host.ok("table.start", table=table)
+    snap = await guest.wait(lambda m: m["type"] == "table" and m["view"] is not None)
+    assert snap["view"]["options"]["secret_votes"] is True
+    assert snap["view"]["options"]["language"] == "en"
+    late = await host.request("table.settings", table=table, options={"secret_votes": False})
+    assert late["code"] == "not_waiting"
+
+
 async def test_a_person_leaving_mid_game_does_not_turn_the_assistant_on(server: Server) -> None:
     tabs = await _tabs(server, 2)
     table = await _relay(server, tabs, settings={"timeout_bot": "plain"})

@@ -20,6 +20,7 @@ from bodoge.games.illustori import assets, moves, rules, views
 from bodoge.games.illustori.bots import BOT_LEVELS, make_bot
 from bodoge.games.illustori.moves import Exchange, IllustoriMove, Vote
 from bodoge.games.illustori.options import (
+    LANGUAGES,
     MAX_PLAYERS,
     MIN_PLAYERS,
     IllustoriOptions,
@@ -41,7 +42,7 @@ class IllustoriGame(Game[IllustoriState, IllustoriMove, IllustoriOptions]):
     bot_levels: ClassVar[tuple[str, ...]] = BOT_LEVELS
     option_fields: ClassVar[tuple[OptionField, ...]] = (
         OptionField("players", "players", "lobby.players"),
-        OptionField("language", "choice", "il.opt.language"),
+        OptionField("language", "choice", "il.opt.language", LANGUAGES),
         OptionField("ban_same_ends", "flag", "il.opt.ban_same_ends"),
         OptionField("ban_used_joints", "flag", "il.opt.ban_used_joints"),
         OptionField("vote_limit", "flag", "il.opt.vote_limit"),

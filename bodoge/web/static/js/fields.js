@@ -45,33 +45,69 @@ export function fieldValue(field, value, table = null) {
 const MODES = { auto: null, on: true, off: false };
 const modeOf = (value) => (value === true ? "on" : value === false ? "off" : "auto");
 
+/** The turn limits a host picks from (the create form's), and any other one the table has. */
+export const TIMER_CHOICES = [null, 30, 60, 120, 300];
+
+/**
+ * The control that changes one field in the waiting room, or null for a field that
+ * cannot change there (the player count: the seats are made for it).  `change(value)`
+ * sends the new value; the table's next snapshot redraws the control.
+ */
+function control(field, value, table, game, id, change) {
+  const attrs = { id, dataset: { key: id, testid: id } };
+  // Read back by index: a value may be null or a number, which an option's value is not.
+  const select = (values, text, current, toValue = (v) => v) => {
+    const el = h(
+      "select",
+      { ...attrs, onchange: (e) => change(toValue(values[e.target.selectedIndex])) },
+      values.map((v) => h("option", { value: v === null ? "" : String(v) }, text(v))),
+    );
+    el.selectedIndex = Math.max(0, values.indexOf(current));
+    return el;
+  };
+  switch (field.kind) {
+    case "assistant": {
+      const modes = ["auto", "on", "off"];
+      const text = (m) => (m === "auto" ? fieldValue(field, null, table) : m === "on" ? t("common.yes") : t("common.no"));
+      return select(modes, text, modeOf(value), (m) => MODES[m]);
+    }
+    case "flag":
+      return h("input", { ...attrs, type: "checkbox", checked: Boolean(value), onchange: (e) => change(e.target.checked) });
+    case "seconds": {
+      const values = TIMER_CHOICES.includes(value) ? TIMER_CHOICES : [...TIMER_CHOICES, value];
+      return select(values, (v) => fieldValue(field, v, table), value);
+    }
+    case "bot": {
+      const levels = game?.bot_levels ?? [];
+      if (!levels.length) return null;
+      return select(levels, (v) => fieldValue(field, v, table), value);
+    }
+    case "choice":
+      if (!field.choices?.length) return null;
+      return select(field.choices, (v) => fieldValue(field, v, table), value);
+    default:
+      return null; // "players", and kinds this page does not know
+  }
+}
+
 /**
  * A <dl> of every declared option and setting of the table `table` (a summary)
  * of the game `game` (from GET /api/games).  Without the game's declaration,
- * the player count alone.  `edit(key, value)`, given to the host while the
- * table waits, makes the settings it can change (the assistant) a control.
+ * the player count alone.  `edit(group, key, value)`, given to the host while
+ * the table waits, makes every field but the player count a control; `group`
+ * is "options" (the game's) or "settings" (the table's), as `table.settings`
+ * takes them.
  */
 export function tableFields(game, table, { edit = null, ...attrs } = {}) {
   const fields = game?.fields ?? { options: [{ key: "players", kind: "players", label: "lobby.players" }], settings: [] };
   const rows = [];
-  const row = (field, value) => {
+  const row = (group, field, value) => {
     const id = `field-edit-${field.key}`;
-    if (edit && field.kind === "assistant") {
-      const select = h(
-        "select",
-        {
-          id,
-          dataset: { key: id, testid: id },
-          onchange: (e) => edit(field.key, MODES[e.target.value]),
-        },
-        h("option", { value: "auto" }, fieldValue(field, null, table)),
-        h("option", { value: "on" }, t("common.yes")),
-        h("option", { value: "off" }, t("common.no")),
-      );
-      select.value = modeOf(value);
+    const input = edit ? control(field, value, table, game, id, (v) => edit(group, field.key, v)) : null;
+    if (input) {
       rows.push(
         h("dt", null, h("label", { for: id }, fieldLabel(field))),
-        h("dd", { dataset: { testid: `field-${field.key}` } }, select),
+        h("dd", { dataset: { testid: `field-${field.key}` } }, input),
       );
       return;
     }
@@ -81,8 +117,8 @@ export function tableFields(game, table, { edit = null, ...attrs } = {}) {
     );
   };
   for (const f of fields.options ?? []) {
-    row(f, f.key === "players" ? table.options?.players ?? table.seats?.length : table.options?.[f.key]);
+    row("options", f, f.key === "players" ? table.options?.players ?? table.seats?.length : table.options?.[f.key]);
   }
-  for (const f of fields.settings ?? []) row(f, table.settings?.[f.key] ?? null);
+  for (const f of fields.settings ?? []) row("settings", f, table.settings?.[f.key] ?? null);
   return h("dl", { class: "wr-settings", ...attrs }, rows);
 }

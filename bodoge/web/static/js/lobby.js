@@ -5,9 +5,9 @@ import { clockText, fill, h, icon, keepFocus, toast } from "./dom.js";
 import { addStrings, lang, onLangChange, t } from "./i18n.js";
 import { store } from "./store.js";
 import { gameTitle, playerLink, seatLabel, seatNameNode } from "./seats.js";
+import { TIMER_CHOICES } from "./fields.js";
 
 const FORM_KEY = "bodoge.createForm";
-const TIMER_CHOICES = [null, 30, 60, 120, 300];
 const PACES = ["fast", "normal", "slow"];
 
 export function mountLobby(root, app) {

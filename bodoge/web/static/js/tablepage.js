@@ -393,8 +393,9 @@ export function mountTable(root, app, tableId) {
         tableFields(g, table, {
           "aria-label": t("wr.settings"),
           dataset: { testid: "table-fields" },
-          // The host may still change the settings (the assistant) before the game.
-          edit: me && me.player?.id === table.host ? (key, value) => act({ type: "table.settings", table: tableId, settings: { [key]: value } }) : null,
+          // The host may change every option but the player count before the game; everyone
+          // gets the table again (a snapshot), and a refused change draws it as it was.
+          edit: me && me.player?.id === table.host ? editField : null,
         }),
         h(
           "div",
@@ -428,9 +429,16 @@ export function mountTable(root, app, tableId) {
   async function act(msg) {
     try {
       await app.conn.request(msg);
+      return true;
     } catch (err) {
       toast(() => app.errorText(err), "error");
+      return false;
     }
+  }
+
+  async function editField(group, key, value) {
+    const done = await act({ type: "table.settings", table: tableId, [group]: { [key]: value } });
+    if (!done && !destroyed && mode === "waiting") drawWaiting();
   }
 
   // --- the game frame ----------------------------------------------------------
