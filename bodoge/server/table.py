@@ -178,9 +178,9 @@ class LiveTable:
         self._remote_watchers: dict[str, int] = {}
         #: Cluster: publications on the table's channel so far (replicas find gaps by it).
         self.seq = 0
-        #: The table of the rematch a player proposed once this game was over (kept in
-        #: memory only: a finished table that left memory and is opened again has none).
-        self.rematch: str | None = None
+        #: The table of the rematch a player proposed once this game was over (stored: a
+        #: restart, or the table leaving memory, does not make a second one).
+        self.rematch: str | None = record.rematch
 
     # What the summary shows: setting any of these drops the cached summary, so a
     # snapshot sent right after a change can never show the table as it was.
@@ -836,7 +836,11 @@ class LiveTable:
         seat = self.seating.need_seated(player_id)
         if self.rematch is not None and self.rematch != gone:
             return self.rematch, seat, False
-        self.rematch = await self.host.rematch(self, player_id, seat)
+        rematch = await self.host.rematch(self, player_id, seat)
+        # Should this write fail, the new table is left to the waiting tables' lifetime and
+        # the next to ask makes another: only a stored link is ever shown.
+        await self.host.store.set_rematch(self.id, rematch)
+        self.rematch = rematch
         self._seats_changed()
         return self.rematch, seat, True
 

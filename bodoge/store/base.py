@@ -174,6 +174,10 @@ class Store(ABC):
         """Since when nobody has watched the running table (``None``: someone does)."""
 
     @abstractmethod
+    async def set_rematch(self, table_id: str, rematch: str) -> None:
+        """The rematch (a table id) a player of the finished table proposed."""
+
+    @abstractmethod
     async def unwatched_tables(self, before: int) -> list[str]:
         """The running tables nobody has watched since before ``before``."""
 

@@ -114,6 +114,8 @@ class TableRecord:
     clock_deadline: int | None = None
     #: Since when nobody has watched the running game (ms); ``None`` while someone does.
     unwatched_at: int | None = None
+    #: The table of the rematch a player of this finished game proposed, if any.
+    rematch: str | None = None
 
 
 @dataclass(frozen=True)

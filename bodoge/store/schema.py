@@ -74,6 +74,9 @@ tables = sa.Table(
     # cluster's start-up gives an older store these columns with their default.
     sa.Column("owner", sa.Text, nullable=True),
     sa.Column("owner_epoch", sa.BigInteger, nullable=False, server_default=sa.text("0")),
+    # The rematch a player proposed once the game was over (a table id, not a foreign key:
+    # a rematch everyone left is deleted and the link then names nothing).  Added later too.
+    sa.Column("rematch", sa.String(32), nullable=True),
 )
 
 # Cluster mode: one row per running process, its lease in the database's clock (ms).

@@ -204,6 +204,7 @@ _FINISH_TABLE = _Stmt(
 )
 _DELETE_TABLE = _Stmt("DELETE FROM tables WHERE id = ?")
 _SET_UNWATCHED = _Stmt("UPDATE tables SET unwatched_at = ? WHERE id = ?")
+_SET_REMATCH = _Stmt("UPDATE tables SET rematch = ? WHERE id = ?")
 _INSERT_SEAT = _Stmt(
     "INSERT INTO seats (table_id, seat, kind, player, level, left_player) VALUES (?, ?, ?, ?, ?, ?)"
 )
@@ -1024,6 +1025,9 @@ class SqlStore(Store):
     async def set_unwatched(self, table_id: str, since: int | None) -> None:
         await self._write(_Write(("table", table_id), [(_SET_UNWATCHED, (since, table_id))]))
 
+    async def set_rematch(self, table_id: str, rematch: str) -> None:
+        await self._write(_Write(("table", table_id), [(_SET_REMATCH, (rematch, table_id))]))
+
     async def unwatched_tables(self, before: int) -> list[str]:
         t = schema.tables.c
         async with self.engine.connect() as conn:
@@ -1513,4 +1517,5 @@ def _table(row: Any) -> TableRecord:
         deadlines=dict(row.deadlines or {}),
         clock_deadline=row.clock_deadline,
         unwatched_at=row.unwatched_at,
+        rematch=row.rematch,
     )

@@ -313,6 +313,34 @@ async def test_a_rematch_everyone_left_is_proposed_again(server: Server) -> None
     assert second["table"] != first and second["seat"] == 1
 
 
+async def test_a_rematch_outlives_a_restart(make_server: Callable[..., Any]) -> None:
+    """The link is stored: after a restart the second player joins the same rematch."""
+    server = await make_server()
+    tabs, tokens = [], []
+    for name in ("Ann", "Bob"):
+        tab = Tab(server)
+        welcome = await tab.ok("hello", token=None, name=name)
+        tab.player = welcome["player"]
+        tabs.append(tab)
+        tokens.append(welcome["token"])
+    old = await _relay(server, tabs, options={"rounds": 1})
+    await _play_relay_out(tabs, old)
+    new = (await tabs[0].ok("table.rematch", table=old))["table"]
+    await server.stop()
+
+    again = await make_server()
+    bob = Tab(again)
+    await bob.ok("hello", token=tokens[1], name=None)
+    shown = await bob.ok("table.open", table=old)
+    assert shown["table"]["rematch"] == new
+    confirmed = await bob.ok("table.rematch", table=old)
+    assert confirmed == {"type": "ack", "id": confirmed["id"], "table": new, "seat": 1}
+    rematch = await again.tables.get(new)
+    assert [s.player for s in rematch.seats] == [tabs[0].player["id"], tabs[1].player["id"]]
+    bundle = await again.store.load_table(old)
+    assert bundle is not None and bundle.table.rematch == new
+
+
 # --- point 7: my games -------------------------------------------------------------------
 
 

@@ -113,6 +113,18 @@ async def test_finishing_a_table_removes_it_from_open_tables(store: SqlStore) ->
     assert finished[0].deadlines == {}  # a finished table has no timers
 
 
+async def test_a_finished_table_keeps_its_rematch(store: SqlStore) -> None:
+    await _with_table(store)
+    result = {"places": [1, 2], "reason": "declared", "winners": [0]}
+    await store.append_move("t_1", MoveRecord(1, 0, {}, 50), result=result)
+    bundle = await store.load_table("t_1")
+    assert bundle is not None and bundle.table.rematch is None
+    await store.set_rematch("t_1", "t_2")
+    bundle = await store.load_table("t_1")
+    assert bundle is not None and bundle.table.rematch == "t_2"
+    assert [t.rematch for t in await store.finished_tables()] == ["t_2"]
+
+
 async def test_deleting_a_table_deletes_its_history(store: SqlStore) -> None:
     await _with_table(store)
     await store.append_move("t_1", MoveRecord(1, 0, {}, 50))

@@ -59,6 +59,8 @@ async def test_a_store_from_before_the_column_gains_it(tmp_path: Path) -> None:
     try:
         bundle = await store.load_table("t_old")
         assert bundle is not None and bundle.table.unwatched_at is None
+        assert bundle.table.rematch is None  # a column added later still
         await store.set_unwatched("t_old", 5)
+        await store.set_rematch("t_old", "t_new")
     finally:
         await store.close()
