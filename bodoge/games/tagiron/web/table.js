@@ -8,6 +8,7 @@ import { t, tn } from "/static/js/i18n.js";
 import { confirmDialog } from "/static/js/ui.js";
 import { bitsText, createAssistPanel, normalise } from "./assist.js";
 import { CARDS } from "./cards.js";
+import { createCoach } from "./coach.js";
 import { declareDialog } from "./declare.js";
 import { createCardTips, describeCard, KIND_MARK } from "./explain.js";
 import { cardText, logEntry, questionLabel } from "./log.js";
@@ -95,6 +96,20 @@ export function createTable(ctx) {
     // (A replay shows the review there instead, and the rules on demand under it.)
     { id: "rules", label: () => t("tg.rules.title"), icon: "deck", el: rules, column: "b", collapsible: !ctx.readonly || Boolean(review) },
   ].filter(Boolean);
+  // A guided first game (ctx.coach): steps pointing at the parts of the table.
+  const coach =
+    ctx.coach && !ctx.readonly
+      ? createCoach(ctx.coach, {
+          targets: {
+            tiles: () => meRack,
+            cards: () => cards,
+            log: () => logWrap,
+            memo: () => memoWrap,
+            declare: () => actions.querySelector("[data-testid=declare]"),
+          },
+          showPanel: (id) => ctx.showPanel?.(id),
+        })
+      : null;
   // Each question card explains itself (hover, keyboard focus, long press).
   const tips = createCardTips(cards, { size: () => handSize() });
   board.append(tips.el);
@@ -627,6 +642,7 @@ export function createTable(ctx) {
     assist.el.hidden = assistUnavailable || !(assistAllowed() || analysis);
     if (change.kind === "lang") assist.set({});
     if (change.kind === "event") announce(change.msg?.events);
+    coach?.update(view, next.n, change);
   }
 
   return {
@@ -656,6 +672,7 @@ export function createTable(ctx) {
       return "";
     },
     destroy() {
+      coach?.destroy();
       tips.destroy();
       clearTimeout(assistTimer);
       memo.flush();

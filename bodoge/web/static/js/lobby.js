@@ -6,6 +6,7 @@ import { addStrings, lang, onLangChange, t } from "./i18n.js";
 import { store } from "./store.js";
 import { gameTitle, playerLink, seatLabel, seatNameNode } from "./seats.js";
 import { TIMER_CHOICES } from "./fields.js";
+import { firstGameSeen, startFirstGame } from "./firstgame.js";
 
 const FORM_KEY = "bodoge.createForm";
 const PACES = ["fast", "normal", "slow"];
@@ -40,11 +41,49 @@ export function mountLobby(root, app) {
   root.append(h("div", { class: "lobby" }, hero, h("div", { class: "lobby-grid" }, createBox, listBox)));
 
   function drawHero() {
-    fill(
-      hero,
-      h("h1", { class: "lobby-title" }, t("lobby.title")),
-      h("p", { class: "lobby-sub" }, t("lobby.subtitle"), " ", h("a", { href: "/leaderboard", dataset: { link: "", testid: "leaderboard-link" } }, t("lobby.leaderboard"))),
+    // The guided first game, while the server has Tagiron (a quieter button once seen).
+    const seen = firstGameSeen();
+    const first = games.some((g) => g.id === "tagiron")
+      ? h(
+          "div",
+          { class: ["first-game", seen && "first-game--seen"] },
+          h(
+            "button",
+            {
+              type: "button",
+              class: ["btn", seen ? "btn--ghost" : "btn--primary"],
+              "aria-describedby": "first-game-help",
+              dataset: { key: "first-game", testid: "first-game" },
+              onclick: firstGame,
+            },
+            icon("play", "icon icon--sm"),
+            seen ? t("lobby.first_game_again") : t("lobby.first_game"),
+          ),
+          h("span", { id: "first-game-help", class: "first-game-help" }, t("lobby.first_game_help")),
+        )
+      : null;
+    keepFocus(hero, () =>
+      fill(
+        hero,
+        h("h1", { class: "lobby-title" }, t("lobby.title")),
+        h("p", { class: "lobby-sub" }, t("lobby.subtitle"), " ", h("a", { href: "/leaderboard", dataset: { link: "", testid: "leaderboard-link" } }, t("lobby.leaderboard"))),
+        first,
+      ),
     );
+  }
+
+  let starting = false;
+
+  async function firstGame() {
+    if (starting) return;
+    starting = true;
+    try {
+      app.navigate(`/t/${await startFirstGame(app.conn)}`);
+    } catch (err) {
+      toast(() => app.errorText(err), "error");
+    } finally {
+      starting = false;
+    }
   }
 
   function game() {
@@ -570,6 +609,7 @@ export function mountLobby(root, app) {
   drawList();
   app.games().then((list) => {
     games = list;
+    drawHero();
     drawCreate();
     drawList();
   });

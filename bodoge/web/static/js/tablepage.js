@@ -5,6 +5,7 @@
 
 import { createAlerts } from "./alerts.js";
 import { createChat } from "./chat.js";
+import { coachFor } from "./firstgame.js";
 import { createFrame } from "./frame.js";
 import { tableFields } from "./fields.js";
 import { clockText, fill, h, icon, keepFocus, toast } from "./dom.js";
@@ -489,6 +490,9 @@ export function mountTable(root, app, tableId) {
       storage: scopedStore(storeKey),
       toast,
       errorText: app.errorText,
+      // The guided first game's coach (js/firstgame.js), for its player only.
+      coach: snap.you !== null ? coachFor(tableId) : null,
+      showPanel: (id) => frame?.show(id),
     });
     frame?.destroy();
     frame = createFrame(
