@@ -30,7 +30,7 @@ def test_a_rated_game_moves_the_rating_on_the_profile(open_page, screenshot_dir)
     keep_name(page)
     page.check("[data-testid=rated]")
     table = ui.create_table(page, 2, bots=[(1, "expert")])
-    assert page.inner_text("[data-testid=field-rated]").strip() == "あり"
+    assert page.is_checked("[data-testid=field-edit-rated]")  # the host's own control
     page.locator("[data-testid=start]:not([disabled])").click()
     ui.wait_board(page)
     ui.play_tagiron_to_the_end(page)
