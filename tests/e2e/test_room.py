@@ -233,3 +233,29 @@ def test_the_host_sets_illustoris_options_in_the_waiting_room(open_page):
     options = guest.evaluate("() => window.bodoge.app.shownTable.snap.table.options")
     assert options["language"] == "en" and options["secret_votes"] and options["vote_limit"]
     assert options["players"] == 3
+
+
+def test_the_lobby_drops_a_full_table_whose_people_are_gone(open_page):
+    """Point 7: the lobby lists only tables one can join or watch."""
+    watcher, _ = open_page("/")
+    ui.sign_in(watcher, "Ken")
+    host, _ = open_page("/")
+    ui.sign_in(host, "はなこ")
+    table = ui.create_table(host, 2)
+    watcher.click("[data-testid=filter-open]")
+    card = watcher.locator(f"[data-testid=table-list] [data-table={table}]")
+    card.wait_for()  # a free seat: anyone may join
+    guest, _ = open_page(f"/t/{table}")
+    ui.sign_in(guest, "Taro")
+    guest.click("[data-testid=sit-1]")
+    host.wait_for_selector("[data-testid=seats] [data-seat='1'] .seat-chip--human")
+    # Full, and its people are here to start it: listed (among the tables to watch).
+    watcher.click("[data-testid=filter-running]")
+    card.wait_for()
+    # Both leave the page: nobody can start it, nobody can join it. It goes, live.
+    guest.close()
+    host.close()
+    card.wait_for(state="detached", timeout=20_000)
+    for tab in ("open", "running"):
+        watcher.click(f"[data-testid=filter-{tab}]")
+        assert watcher.locator(f"[data-table={table}]").count() == 0
