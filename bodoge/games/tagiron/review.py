@@ -46,11 +46,12 @@ from typing import Any
 
 from bodoge.core.game import Seat
 from bodoge.core.values import JSON
+from bodoge.games.tagiron.ai.duel import DuelExpert
 from bodoge.games.tagiron.ai.group import GroupExpert
 from bodoge.games.tagiron.ai.position import Position
 from bodoge.games.tagiron.ai.rivals import told_by_my_answers
 from bodoge.games.tagiron.ai.situation import Situation
-from bodoge.games.tagiron.ai.solver import Deduction, Variant, face_up_variants
+from bodoge.games.tagiron.ai.solver import Deduction, Variant
 from bodoge.games.tagiron.game import TagironGame
 from bodoge.games.tagiron.state import TagironState
 from bodoge.games.tagiron.tiles import sort_hand
@@ -61,9 +62,6 @@ TIE_BITS = 0.05
 GOOD_SHARE = 0.85
 #: ... at least this share an inaccuracy, below it a mistake.
 MISTAKE_SHARE = 0.5
-#: With 2 players, a wrong declaration below this chance is a mistake (a guess at even
-#: odds or better is a fair use of a turn: a wrong one still rules a hand out).
-LOW_CHANCE = 0.5
 #: Points off the score for each missed chance and each hasty wrong declaration.
 MISSED_COST = 10
 HASTY_COST = 10
@@ -73,21 +71,31 @@ Mark = str  # "best" | "good" | "inaccuracy" | "mistake"
 GAME = TagironGame()
 
 
-def question_mark(bits: float, best: float) -> Mark:
-    """How a question giving ``bits`` compares with the best face-up one, ``best`` bits.
+def question_mark(loss: float, best: float) -> Mark:
+    """How a question that lost ``loss`` bits of value against the best one compares,
+    when the best one would have gathered ``best`` bits.
 
-    >>> question_mark(2.0, 2.0), question_mark(1.8, 2.0), question_mark(1.2, 2.0)
+    >>> question_mark(0.0, 2.0), question_mark(0.2, 2.0), question_mark(0.8, 2.0)
     ('best', 'good', 'inaccuracy')
-    >>> question_mark(0.0, 1.0), question_mark(0.0, 0.0), question_mark(0.97, 1.0)
+    >>> question_mark(1.0, 1.0), question_mark(0.0, 0.0), question_mark(0.03, 1.0)
     ('mistake', 'best', 'good')
     """
-    if bits >= best - 1e-9:
+    if loss <= 1e-9:
         return "best"
-    if best - bits <= TIE_BITS or bits >= GOOD_SHARE * best:
+    if loss <= TIE_BITS or loss <= (1 - GOOD_SHARE) * best:
         return "good"
-    if bits >= MISTAKE_SHARE * best:
+    if loss <= (1 - MISTAKE_SHARE) * best:
         return "inaccuracy"
     return "mistake"
+
+
+def stake(loss: float, best: float) -> float:
+    """What was at stake in a question: the best one's bits, or the loss if more.
+
+    >>> stake(0.5, 2.0), stake(0.7, 0.0)
+    (2.0, 0.7)
+    """
+    return max(best, loss)
 
 
 @dataclass(frozen=True)
@@ -97,19 +105,33 @@ class QuestionReview:
     n: int
     card: str
     choice: int | None
-    #: Expected bits about the target, and (shown, not judged) the bits this seat's
-    #: own answer told the others about its hand.
+    #: Expected bits about the target, the bits this seat's own answer told the
+    #: others about its hand, and its value as the expert weighs it
+    #: (:func:`question_values`: the bits less the expert's charges).
     bits: float
     told: float
-    #: The best face-up question then (the most bits; the first of equals, in
-    #: face-up order), its bits and what it would have told.
+    value: float
+    #: The best face-up question then by that value (the first of equals, in
+    #: face-up order): its bits, what it would have told, and its value.
     best: Variant
     best_bits: float
     best_told: float
+    best_value: float
+    #: The most bits any face-up question then was expected to give.
+    most_bits: float
     #: Candidates for the target before the question and once its answers were heard.
     before: int
     after: int
     mark: Mark
+
+    @property
+    def loss(self) -> float:
+        """Bits of value lost against the best question (0 for the best)."""
+        return max(0.0, self.best_value - self.value)
+
+    @property
+    def stake(self) -> float:
+        return stake(self.loss, self.best_bits)
 
     def to_json(self) -> dict[str, JSON]:
         return {
@@ -118,9 +140,13 @@ class QuestionReview:
             "choice": self.choice,
             "bits": round(self.bits, 4),
             "told": round(self.told, 4),
+            "value": round(self.value, 4),
             "best": {"card": self.best[0], "choice": self.best[1]},
             "best_bits": round(self.best_bits, 4),
             "best_told": round(self.best_told, 4),
+            "best_value": round(self.best_value, 4),
+            "most_bits": round(self.most_bits, 4),
+            "loss": round(self.loss, 4),
             "before": self.before,
             "after": self.after,
             "mark": self.mark,
@@ -181,15 +207,32 @@ class SeatReview:
         return sum(q.bits for q in self.questions)
 
     @property
-    def best_bits(self) -> float:
-        """Bits the best question at each of those moments would have gathered."""
-        return sum(q.best_bits for q in self.questions)
+    def most_bits(self) -> float:
+        """Bits the most informative question at each of those moments would have gathered."""
+        return sum(q.most_bits for q in self.questions)
 
     @property
     def share(self) -> float:
-        """The share of the best available information its questions gathered (1 if none)."""
-        best = self.best_bits
-        return 1.0 if best <= 1e-12 else min(1.0, self.bits / best)
+        """The share of the most information on offer its questions gathered (1 if none)."""
+        most = self.most_bits
+        return 1.0 if most <= 1e-12 else min(1.0, self.bits / most)
+
+    @property
+    def loss(self) -> float:
+        """Bits of value its questions lost against the best ones, as the expert weighs them."""
+        return sum(q.loss for q in self.questions)
+
+    @property
+    def stake(self) -> float:
+        """Bits at stake in its questions: what the best ones would have gathered."""
+        return sum(q.stake for q in self.questions)
+
+    @property
+    def accuracy(self) -> float:
+        """Its questions' accuracy: 1 less the bits they lost over the bits at stake (1 if
+        nothing was)."""
+        at_stake = self.stake
+        return 1.0 if at_stake <= 1e-12 else max(0.0, 1.0 - self.loss / at_stake)
 
     @property
     def hasty(self) -> int:
@@ -197,7 +240,7 @@ class SeatReview:
 
     @property
     def score(self) -> int:
-        raw = 100 * self.share - MISSED_COST * len(self.missed) - HASTY_COST * self.hasty
+        raw = 100 * self.accuracy - MISSED_COST * len(self.missed) - HASTY_COST * self.hasty
         return max(0, round(raw))
 
     def marks(self) -> dict[str, int]:
@@ -211,9 +254,9 @@ class SeatReview:
         """The score explained in one line (English; the page has its own words)."""
         asked = len(self.questions)
         parts = [
-            f"{100 * self.share:.0f}% of the best information "
-            f"({self.bits:.1f} of {self.best_bits:.1f} bits in {asked} "
-            f"question{'s' if asked != 1 else ''})"
+            f"questions {100 * self.accuracy:.0f}% accurate "
+            f"({self.loss:.1f} of {self.stake:.1f} bits lost against the best in {asked} "
+            f"question{'s' if asked != 1 else ''}, as the expert weighs them)"
             if asked
             else "no question asked"
         ]
@@ -225,9 +268,12 @@ class SeatReview:
         return {
             "seat": self.seat,
             "score": self.score,
+            "accuracy": round(self.accuracy, 6),
+            "loss": round(self.loss, 4),
+            "stake": round(self.stake, 4),
             "share": round(self.share, 6),
             "bits": round(self.bits, 4),
-            "best_bits": round(self.best_bits, 4),
+            "most_bits": round(self.most_bits, 4),
             "summary": self.summary,
             "marks": self.marks(),
             "hasty": self.hasty,
@@ -262,7 +308,6 @@ def thresholds() -> dict[str, JSON]:
         "tie_bits": TIE_BITS,
         "good_share": GOOD_SHARE,
         "mistake_share": MISTAKE_SHARE,
-        "low_chance": LOW_CHANCE,
         "missed_cost": MISSED_COST,
         "hasty_cost": HASTY_COST,
     }
@@ -309,13 +354,20 @@ def review_seat(
             memo[t] = deduce(Position.from_view({**seen[t], "seat": seat}))
         return memo[t]
 
-    group = GroupExpert() if players > 2 else None
     expert_memo: dict[int, bool] = {}
 
     def expert_declares(t: int) -> bool:
+        """Whether the expert, in this seat's place, would name the likeliest target now."""
         if t not in expert_memo:
-            situation = Situation(seen[t], seat, deduction(t))
-            expert_memo[t] = bool(group and group.should_declare(situation))
+            s = Situation(seen[t], seat, deduction(t))
+            if players > 2:
+                expert_memo[t] = GroupExpert().should_declare(s)
+            elif s.deduction.certain or not s.may_ask:
+                expert_memo[t] = True
+            else:  # against the question it would ask by its greedy value
+                values = question_values(s, s.deduction.question_bits(s.variants))
+                best = max(values, key=values.__getitem__)
+                expert_memo[t] = DuelExpert().would_declare(s, best)
         return expert_memo[t]
 
     candidates: list[int | None] = []
@@ -336,10 +388,12 @@ def review_seat(
         d = deduction(t)
         if mine and kind == "question":
             variant: Variant = (entry["card"], entry.get("choice"))
-            variants = face_up_variants(view["face_up"])
-            bits = d.question_bits(variants)
-            told = told_by_my_answers(d.position, variants)
-            best = max(bits, key=bits.__getitem__)
+            situation = Situation(seen[t], seat, d)
+            bits = d.question_bits(situation.variants)
+            told = told_by_my_answers(d.position, situation.variants)
+            value = question_values(situation, bits)
+            best = max(value, key=value.__getitem__)
+            most = max(bits.values())
             questions.append(
                 QuestionReview(
                     n=t + 1,
@@ -347,12 +401,15 @@ def review_seat(
                     choice=variant[1],
                     bits=bits[variant],
                     told=told[variant],
+                    value=value[variant],
                     best=best,
                     best_bits=bits[best],
                     best_told=told[best],
+                    best_value=value[best],
+                    most_bits=most,
                     before=d.candidate_count,
                     after=deduction(t + 1).candidate_count,
-                    mark=question_mark(bits[variant], bits[best]),
+                    mark=question_mark(max(0.0, value[best] - value[variant]), bits[best]),
                 )
             )
         elif mine and kind == "declaration":
@@ -374,6 +431,20 @@ def review_seat(
     return SeatReview(seat, tuple(candidates), tuple(questions), tuple(declarations), tuple(missed))
 
 
+def question_values(s: Situation, bits: Mapping[Variant, float]) -> dict[Variant, float]:
+    """Each face-up question's value as the expert weighs it when it chooses one greedily:
+    its ``bits`` about the target less the expert's charges, in bits.
+
+    With 3–4 players the charge is what this seat's own answer tells the rivals
+    (:meth:`GroupExpert.charges`); with 2 players it is that and what the
+    opponent's best next question is then worth (:meth:`DuelExpert.charges`).
+    Both read nothing but this seat's view.
+    """
+    expert = DuelExpert() if s.players == 2 else GroupExpert()
+    charges = expert.charges(s)
+    return {v: b - charges[v] for v, b in bits.items()}
+
+
 def _new_entry(before: Mapping[str, JSON], after: Mapping[str, JSON]) -> dict[str, JSON] | None:
     """The log entry a move added (every Tagiron move adds exactly one)."""
     log_before, log_after = before["log"], after["log"]
@@ -388,17 +459,13 @@ def _declaration(
     seat: Seat,
     expert_declares: Callable[[int], bool],
 ) -> DeclarationReview:
-    players = view["players"]
     tiles = tuple(entry["tiles"])
     p = _chance_of(d, tiles)
     right = bool(entry["right"])
     my_turn = view["turn"] == seat
     free = my_turn and not view["may_ask"]  # the final guess, or the last turns
-    expert = None if players == 2 else expert_declares(t)
-    mark = None
-    if not right and not free and not d.certain:
-        low = p < LOW_CHANCE if players == 2 else not expert
-        mark = "mistake" if low else None
+    expert = expert_declares(t)
+    mark = "mistake" if not right and not free and not d.certain and not expert else None
     return DeclarationReview(t + 1, tiles, p, right, free, expert, mark)
 
 

@@ -400,8 +400,9 @@ class ReviewedGame:
     scores: tuple[int, ...]
     #: Seconds the review of the whole game took.
     seconds: float
-    #: Per seat: the share of the best information, missed chances, hasty declarations.
-    parts: tuple[tuple[float, int, int], ...] = ()
+    #: Per seat: its questions' accuracy, the share of the most information on offer
+    #: they gathered, missed chances, hasty declarations.
+    parts: tuple[tuple[float, float, int, int], ...] = ()
 
 
 def review_record(record: GameRecord, shared: dict | None = None) -> ReviewedGame:
@@ -421,7 +422,7 @@ def review_record(record: GameRecord, shared: dict | None = None) -> ReviewedGam
     started = time.perf_counter()
     review = review_game(len(record.levels), record.seed, record.moves, deduce=deduce)
     seconds = time.perf_counter() - started
-    parts = tuple((s.share, len(s.missed), s.hasty) for s in review.seats)
+    parts = tuple((s.accuracy, s.share, len(s.missed), s.hasty) for s in review.seats)
     return ReviewedGame(record, tuple(s.score for s in review.seats), seconds, parts)
 
 
@@ -463,9 +464,9 @@ class ScoreTally:
     seconds: list[float] = field(default_factory=list)
     #: Per game, each level's mean score in it (the levels of one game are paired).
     games: list[dict[str, float]] = field(default_factory=list)
-    #: Per level: the share of the best information, missed chances and hasty
-    #: declarations of each of its seats.
-    parts: dict[str, list[tuple[float, int, int]]] = field(default_factory=dict)
+    #: Per level: the accuracy of the questions, the share of the most information,
+    #: missed chances and hasty declarations of each of its seats.
+    parts: dict[str, list[tuple[float, float, int, int]]] = field(default_factory=dict)
 
     def add(self, reviewed: ReviewedGame) -> None:
         self.seconds.append(reviewed.seconds)
@@ -477,11 +478,11 @@ class ScoreTally:
         for level, part in zip(reviewed.record.levels, reviewed.parts, strict=True):
             self.parts.setdefault(level, []).append(part)
 
-    def breakdown(self, level: str) -> tuple[float, float, float]:
-        """``level``'s mean share of the best information, missed chances and hasty
-        declarations a game."""
+    def breakdown(self, level: str) -> tuple[float, float, float, float]:
+        """``level``'s mean accuracy, share of the most information, missed chances and
+        hasty declarations a game."""
         parts = self.parts[level]
-        return tuple(sum(p[i] for p in parts) / len(parts) for i in range(3))  # type: ignore[return-value]
+        return tuple(sum(p[i] for p in parts) / len(parts) for i in range(4))  # type: ignore[return-value]
 
     def difference(self, level: str, other: str) -> tuple[float, float, float]:
         """``level``'s score minus ``other``'s in the same games: mean and 95% interval."""

@@ -241,8 +241,10 @@ def render_review(console: Console, review: GameReview, *, lang: str = "en") -> 
         graph = " → ".join(f"{c:,}" for c in s.candidates if c is not None)
         console.print(f"candidates: {graph}")
         table = Table(title_justify="left", show_edge=False)
-        for column in ("move", "what", "bits", "best question then", "best bits", "left", "mark"):
-            table.add_column(column, justify="right" if column in ("move", "bits") else "left")
+        columns = ("move", "what", "bits", "lost", "best question then", "best bits", "left")
+        for column in (*columns, "mark"):
+            right = column in ("move", "bits", "lost")
+            table.add_column(column, justify="right" if right else "left")
         rows: list[tuple[int, tuple[str, ...]]] = []
         for q in s.questions:
             best = "" if q.best == (q.card, q.choice) else card_label(*q.best, lang)
@@ -253,6 +255,7 @@ def render_review(console: Console, review: GameReview, *, lang: str = "en") -> 
                     (
                         card_label(q.card, q.choice, lang),
                         f"{q.bits:.2f}",
+                        f"{q.loss:.2f}",
                         best,
                         f"{q.best_bits:.2f}",
                         f"{q.before:,} → {q.after:,}",
@@ -264,11 +267,11 @@ def render_review(console: Console, review: GameReview, *, lang: str = "en") -> 
             verdict = "right" if d.right else "wrong"
             mark = f"[{MARK_STYLE['mistake']}]hasty[/]" if d.mark else ""
             what = f"declared {' '.join(d.tiles)} ({verdict}) at {d.probability:.0%}"
-            rows.append((d.n, (what, "", "", "", "", mark)))
+            rows.append((d.n, (what, "", "", "", "", "", mark)))
         for m in s.missed:
             why = "certain" if m.certain else f"{m.probability:.0%}, the expert would declare"
             what = f"did not declare ({why})"
-            rows.append((m.n, (what, "", "", "", "", f"[{MARK_STYLE['mistake']}]missed[/]")))
+            rows.append((m.n, (what, "", "", "", "", "", f"[{MARK_STYLE['mistake']}]missed[/]")))
         for n, row in sorted(rows, key=lambda r: r[0]):
             table.add_row(str(n), *row)
         if rows:
@@ -282,34 +285,46 @@ def render_scores(console: Console, tally: ScoreTally, players: int) -> None:
     games = len(tally.seconds)
     console.print(
         f"{games} games, {players} players, seats rotated · review scores (0–100); "
-        "information: the share of the best bits its questions gathered; missed chances "
-        "and hasty wrong declarations a game"
+        "accuracy: its questions' value against the best, as the expert weighs it; "
+        "information: the share of the most bits on offer its questions gathered; missed "
+        "chances and hasty wrong declarations a game"
     )
     table = Table(title="Review score by level", title_justify="left")
-    columns = ("level", "seats", "mean score", "95% CI", "information", "missed", "hasty")
+    columns = (
+        "level",
+        "seats",
+        "mean score",
+        "95% CI",
+        "accuracy",
+        "information",
+        "missed",
+        "hasty",
+    )
     for column in columns:
         table.add_column(column, justify="left" if column == "level" else "right")
     for level in dict.fromkeys(tally.levels):
         mean, half = tally.mean(level)
         seats = len(tally.scores[level])
-        share, missed, hasty = tally.breakdown(level)
+        accuracy, share, missed, hasty = tally.breakdown(level)
         table.add_row(
             level,
             str(seats),
             f"{mean:.1f}",
             f"{mean - half:.1f}–{mean + half:.1f}",
+            f"{accuracy:.1%}",
             f"{share:.1%}",
             f"{missed:.2f}",
             f"{hasty:.2f}",
         )
     console.print(table)
     distinct = list(dict.fromkeys(tally.levels))
-    for other in distinct[1:]:
-        d, lo, hi = tally.difference(distinct[0], other)
-        console.print(
-            f"{distinct[0]} − {other} in the same games: {d:+.1f} points "
-            f"(paired 95% CI {lo:+.1f} to {hi:+.1f})"
-        )
+    for i, level in enumerate(distinct):
+        for other in distinct[i + 1 :]:
+            d, lo, hi = tally.difference(level, other)
+            console.print(
+                f"{level} − {other} in the same games: {d:+.1f} points "
+                f"(paired 95% CI {lo:+.1f} to {hi:+.1f})"
+            )
     median, p90, most = decision_times(tally.seconds)
     console.print(
         f"A game's review took a median {_ms(median)} (90% within {_ms(p90)}, longest {_ms(most)})"

@@ -161,6 +161,8 @@ CONFIDENCE = 1.0
 
 #: How much of the remaining race a not-yet-certain seat is taken to win later.
 LATER = 0.6
+#: A guess before certainty is weighed only with this many candidates or fewer.
+GUESS_CANDIDATES = 30
 
 
 def declare_now(s: Situation, question: Variant, rival: Rival | None) -> bool:
@@ -310,7 +312,6 @@ class DuelExpert:
         return variants, costs
 
     def choose(self, s: Situation, rng: random.Random) -> Move | None:
-        d = s.deduction
         if not s.my_turn:
             return None
         if s.last_chance:
@@ -318,8 +319,13 @@ class DuelExpert:
         if not s.may_ask:
             return Pass()
         question = self.best_question(s, rng)
-        if d.candidate_count <= 30:
-            rival = rival_knowledge(s)
-            if declare_now(s, (question.card, question.choice), rival):
-                return s.declare_best()
+        if self.would_declare(s, (question.card, question.choice)):
+            return s.declare_best()
         return question
+
+    def would_declare(self, s: Situation, question: Variant) -> bool:
+        """Whether naming the likeliest hand now beats asking ``question`` (:func:`declare_now`),
+        looked at only once few candidates are left."""
+        if s.deduction.candidate_count > GUESS_CANDIDATES:
+            return False
+        return declare_now(s, question, rival_knowledge(s))

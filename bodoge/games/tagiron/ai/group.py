@@ -49,6 +49,7 @@ from bodoge.core.game import Move
 from bodoge.core.values import JSON
 from bodoge.games.tagiron.ai.rivals import rival_race, told_by_my_answers
 from bodoge.games.tagiron.ai.situation import Situation, best_variants, pick, usual_move
+from bodoge.games.tagiron.ai.solver import Variant
 from bodoge.games.tagiron.moves import Ask
 
 #: The worth of racing on while no rival is certain, in "ahead minus behind"
@@ -193,8 +194,13 @@ class GroupExpert:
             return declare_now(p, stakes, [0.0])
         return declare_now(p, stakes, race.certain_rivals())
 
+    def charges(self, s: Situation) -> dict[Variant, float]:
+        """Bits each face-up variant costs: what this seat's own answer tells the rivals."""
+        told = told_by_my_answers(s.position, s.variants)
+        return {v: LEAK * bits for v, bits in told.items()}
+
     def question(self, s: Situation, rng: random.Random) -> Ask:
         """The most bits about the centre, less what this seat's own answer tells the rivals."""
         bits = s.deduction.question_bits(s.variants)
-        told = told_by_my_answers(s.position, list(bits))
-        return pick(best_variants({v: b - LEAK * told[v] for v, b in bits.items()}), rng)
+        charges = self.charges(s)
+        return pick(best_variants({v: b - charges[v] for v, b in bits.items()}), rng)
