@@ -111,8 +111,9 @@ class QuestionReview:
     bits: float
     told: float
     value: float
-    #: The best face-up question then by that value (the first of equals, in
-    #: face-up order): its bits, what it would have told, and its value.
+    #: The best face-up question then by that value (the one asked if it is as good,
+    #: else the first of equals in face-up order): its bits, what it would have
+    #: told, and its value.
     best: Variant
     best_bits: float
     best_told: float
@@ -393,6 +394,8 @@ def review_seat(
             told = told_by_my_answers(d.position, situation.variants)
             value = question_values(situation, bits)
             best = max(value, key=value.__getitem__)
+            if value[variant] >= value[best] - 1e-9:
+                best = variant  # as good as the best: no better question to show
             most = max(bits.values())
             questions.append(
                 QuestionReview(

@@ -1,9 +1,11 @@
 """The review of a finished game: judgements on constructed positions, and honesty.
 
 * On positions built by hand the judgements agree with a brute-force count:
-  the best question is marked best, a question that cannot tell anything is a
-  mistake, a seat that was certain and asked again missed a chance, a wrong
-  guess at the opening is hasty and a free final guess is not.
+  the expert's question is marked best, a question that cannot tell anything is
+  a mistake, one that tells more but gives away much more about the asker's
+  hand is judged worse than one that tells less and gives nothing away, a seat
+  that was certain and asked again missed a chance, a wrong guess at the
+  opening is hasty and a free final guess is not.
 * Honest by construction: each seat's review, recomputed from that seat's own
   history (``?seat=k``: what the server sent it), is the same; and a deal that
   differs only in what the seat could not see gives it the same review.
@@ -85,29 +87,107 @@ def brute_bits() -> dict[str, float]:
     return {card: entropy(answer(card, h) for h in hands) for card in FACE_UP}
 
 
+def told_by_brute(card: str, hand) -> float:
+    """Bits an answer to ``card`` about ``hand`` tells someone who has heard nothing of it:
+    counted over every physical hand of as many of the 20 tiles."""
+    hands = [sort_hand(h) for h in itertools.combinations(ALL_TILES, len(hand))]
+    mine = answer(card, sort_hand(hand))
+    return math.log2(len(hands) / sum(answer(card, h) == mine for h in hands))
+
+
 def test_a_question_that_cannot_tell_anything_is_a_mistake() -> None:
     state = dealt((FIVES, OPPONENT), FACE_UP)
     views = views_from(state, [(0, Ask("where_5"))])
-    q = review_seat(views[0], 0).questions[0]
+    r = review_seat(views[0], 0)
+    q = r.questions[0]
     brute = brute_bits()
     assert q.bits == pytest.approx(0.0, abs=1e-9) and brute["where_5"] == 0.0
-    assert q.best_bits == pytest.approx(max(brute.values()))
-    assert q.best == (max(brute, key=brute.__getitem__), None)
+    assert q.most_bits == pytest.approx(max(brute.values()))
+    assert q.best != ("where_5", None) and q.best_bits == pytest.approx(brute[q.best[0]])
+    assert q.loss >= q.best_bits > 1.0  # everything the best question would have told
     assert (q.before, q.after, q.mark) == (3003, 3003, "mistake")
+    assert r.score == 0
 
 
-def test_the_best_question_is_marked_best_and_the_rest_by_their_share() -> None:
+def test_the_experts_question_is_marked_best_and_the_rest_by_their_loss() -> None:
+    """Each question's value is its exact bits less the expert's charges; the mark is the
+    loss against the best value, over the bits the best question would gather."""
+    from bodoge.games.tagiron.ai.bots import ExpertBot
+    from bodoge.games.tagiron.ai.duel import DuelExpert
+    from bodoge.games.tagiron.ai.situation import Situation
+
     brute = brute_bits()
-    ranked = sorted(FACE_UP, key=lambda c: -brute[c])
-    for card in ranked:
-        state = dealt((FIVES, OPPONENT), FACE_UP)
+    state = dealt((FIVES, OPPONENT), FACE_UP)
+    view = GAME.view(state, 0)
+    situation = Situation(view, 0, Deduction(Position.from_view(view)))
+    charges = DuelExpert().charges(situation)
+    value = {card: brute[card] - charges[card, None] for card in FACE_UP}
+    best = max(value.values())
+    best_bits = max(brute[c] for c in FACE_UP if value[c] == pytest.approx(best))
+    for card in FACE_UP:
         q = review_seat(views_from(state, [(0, Ask(card))])[0], 0).questions[0]
-        assert q.bits == pytest.approx(brute[card])
-        assert q.mark == question_mark(brute[card], brute[ranked[0]])
+        assert q.bits == pytest.approx(brute[card]) and q.value == pytest.approx(value[card])
+        assert q.loss == pytest.approx(best - value[card], abs=1e-9)
+        assert q.mark == question_mark(best - value[card], best_bits)
         # what it narrowed the candidates to: the opponent's hands giving its answer
         assert q.after == _hands_answering(card, answer(card, OPPONENT))
-    best = review_seat(views_from(dealt((FIVES, OPPONENT), FACE_UP), [(0, Ask(ranked[0]))])[0], 0)
-    assert best.questions[0].mark == "best" and best.score == 100
+    # the shared total sum: the most bits, and (its answer from seat 0 too) the most told
+    assert max(brute, key=brute.__getitem__) == "total_sum"
+    total = review_seat(views_from(state, [(0, Ask("total_sum"))])[0], 0).questions[0]
+    assert total.told == pytest.approx(told_by_brute("total_sum", FIVES)) and total.loss > 0.1
+    # the expert's own choice there is the best, and scores 100
+    move = ExpertBot().act(view, 0, __import__("random").Random(3))
+    mine = review_seat(views_from(state, [(0, move)])[0], 0)
+    assert mine.questions[0].mark == "best" and mine.score == 100
+
+
+# 3 players: only a shared card makes the asker answer too.  Seat 0's total sum (with
+# both green 5s) is unusual, so its own answer would give much of its hand away.
+HANDS_3 = (FIVES, OPPONENT, ("B1", "R2", "B3", "R4", "B6"))
+FACE_UP_3 = ("total_sum", "red_count", "pairs", "odd_count", "blue_count", "where_0")
+
+
+def dealt3(hands, face_up) -> TagironState:
+    hands = tuple(sort_hand(h) for h in hands)
+    rest = Counter(ALL_TILES)
+    rest.subtract(Counter(t for h in hands for t in h))
+    deck = tuple(c for c in cards_for(3) if c not in face_up)
+    return TagironState(
+        options=TagironOptions(3),
+        hands=hands,
+        centre=sort_hand(rest.elements()),
+        face_up=tuple(face_up),
+        deck=deck,
+        first=0,
+        turn=0,
+        status=("active",) * 3,
+    )
+
+
+def test_a_question_that_tells_more_but_gives_away_much_more_is_judged_worse() -> None:
+    """The shared total sum tells the most about the centre, but seat 0's own answer to
+    it tells the rivals over 4 bits of its hand: the expert asks a colour count, which
+    tells it 2 bits and them nothing, and the review follows the expert."""
+    from bodoge.games.tagiron.ai.group import LEAK
+
+    state = dealt3(HANDS_3, FACE_UP_3)
+    total, red = (
+        review_seat(views_from(state, [(0, Ask(card))])[0], 0).questions[0]
+        for card in ("total_sum", "red_count")
+    )
+    assert total.bits > red.bits + 2 == pytest.approx(3.96, abs=0.01)
+    assert total.told == pytest.approx(told_by_brute("total_sum", FIVES)) and red.told == 0.0
+    assert total.told > 4
+    assert red.mark == "best" and red.best == ("red_count", None)
+    assert total.best_value == pytest.approx(red.value)
+    assert total.loss == pytest.approx((red.bits - 0) - (total.bits - LEAK * total.told))
+    assert total.mark == "mistake"  # over half of what the best question would tell, lost
+    # the normal bot's question there (the most bits) now scores below the expert's
+    scores = {
+        level: review_seat(views_from(state, [(0, move)])[0], 0).score
+        for level, move in (("normal", Ask("total_sum")), ("expert", Ask("red_count")))
+    }
+    assert scores["expert"] == 100 > 50 > scores["normal"]
 
 
 def _hands_answering(card: str, value) -> int:
@@ -117,8 +197,9 @@ def _hands_answering(card: str, value) -> int:
     return sum(1 for h in itertools.combinations(unseen, 5) if answer(card, sort_hand(h)) == value)
 
 
-def test_question_marks_by_share() -> None:
-    assert [question_mark(b, 2.0) for b in (2.0, 1.97, 1.7, 1.69, 1.0, 0.99, 0.0)] == [
+def test_question_marks_by_loss() -> None:
+    losses = (0.0, 0.03, 0.3, 0.31, 1.0, 1.01, 2.0)
+    assert [question_mark(loss, 2.0) for loss in losses] == [
         "best",
         "good",
         "good",
@@ -160,7 +241,10 @@ def test_a_certain_seat_that_asks_instead_of_declaring_missed_a_chance() -> None
     assert [(m.n, m.certain, m.probability) for m in r.missed] == [(5, True, 1.0)]
     (declared,) = r.declarations
     assert (declared.n, declared.probability, declared.right, declared.mark) == (7, 1.0, True, None)
-    assert r.score == round(100 * r.share) - 10
+    # with a sum of 4, seat 0's own answer to the shared total gave its hand away
+    assert total.told == pytest.approx(told_by_brute("total_sum", LOW)) and total.told > 12
+    assert (total.mark, red.mark) == ("mistake", "best")
+    assert r.score == max(0, round(100 * r.accuracy) - 10)
     assert "1 missed chance to declare" in r.summary
 
 
@@ -174,6 +258,26 @@ def test_a_wrong_guess_at_low_odds_is_hasty_and_a_free_one_is_not() -> None:
     assert hasty.probability == pytest.approx(1 / 3003)
     assert (hasty.right, hasty.free, hasty.mark) == (False, False, "mistake")
     assert review_seat(guess[0], 0).score == 90
+
+
+def test_with_2_players_a_wrong_guess_the_expert_would_take_is_not_hasty() -> None:
+    """A guess is judged as declarations are with 3–4 players: hasty only if the expert,
+    in the seat's place, would not have taken it (here it would, at 1 in 8: the opponent
+    was about to be certain)."""
+    from bodoge.games.tagiron.ai.duel import DuelExpert
+    from bodoge.games.tagiron.ai.situation import Situation
+    from bodoge.games.tagiron.review import known, question_values
+
+    record = play_game(2, ["expert", "normal"], 5)
+    views = seat_views(2, 5, record.moves)[0]
+    guess = review_seat(views, 0).declarations[0]
+    assert (guess.n, guess.right, guess.free, guess.probability) == (4, False, False, 0.125)
+    assert guess.expert_would is True and guess.mark is None
+    view = known(views[3], 0)
+    s = Situation(view, 0, Deduction(Position.from_view(view)))
+    values = question_values(s, s.deduction.question_bits(s.variants))
+    assert DuelExpert().would_declare(s, max(values, key=values.__getitem__))
+    assert review_seat(views, 0).to_json()["declarations"][0]["expert_would"] is True
 
 
 # --- whole games ----------------------------------------------------------------------

@@ -328,4 +328,4 @@ class DuelExpert:
         looked at only once few candidates are left."""
         if s.deduction.candidate_count > GUESS_CANDIDATES:
             return False
-        return declare_now(s, question, rival_knowledge(s))
+        return bool(declare_now(s, question, rival_knowledge(s)))
