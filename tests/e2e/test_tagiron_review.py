@@ -54,8 +54,11 @@ def test_review_of_a_finished_four_player_game(open_page, screenshot_dir):
         entry = page.locator(f"[data-testid=log-entry][data-n='{q['n']}']")
         text = entry.locator(f"[data-testid=review-mark][data-mark={q['mark']}]").inner_text()
         assert f"{q['bits']:.2f}ビット" in text
+        if q["told"] >= 0.005:
+            assert f"自分の手を{q['told']:.2f}ビット明かす" in text
         if (q["best"]["card"], q["best"]["choice"]) != (q["card"], q["choice"]):
             assert "最善：" in text and f"{q['best_bits']:.2f}ビット" in text
+            assert f"価値の損失{q['loss']:.2f}ビット" in text
     # Each player's score, explained in one line.
     scores = page.locator("[data-testid=review-score]")
     assert scores.count() == 4
@@ -63,7 +66,8 @@ def test_review_of_a_finished_four_player_game(open_page, screenshot_dir):
         line = scores.nth(s["seat"]).inner_text()
         assert f"{s['score']}点" in line
         if s["questions"]:
-            assert f"最善の情報の{round(s['share'] * 100)}%" in line
+            assert f"質問の精度{round(s['accuracy'] * 100)}%" in line
+            assert f"失った価値{s['loss']:.2f}／{s['stake']:.2f}ビット" in line
         else:
             assert "質問なし" in line
         assert f"宣言の見逃し{len(s['missed'])}回" in line
@@ -77,7 +81,7 @@ def test_review_of_a_finished_four_player_game(open_page, screenshot_dir):
     ui.set_lang(page, "en")
     assert "points" in scores.first.inner_text()
     english = " ".join(scores.nth(i).inner_text() for i in range(4))
-    assert "of the best information" in english or "no question asked" in english
+    assert "% accurate" in english or "no question asked" in english
     assert "missed chance" in english
     ui.set_lang(page, "ja")
     page.click("[data-testid=replay-last]")

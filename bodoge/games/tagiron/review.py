@@ -11,31 +11,41 @@ honest by construction; :func:`review_history` replays a game's history (as
 What is judged (the thresholds are the constants below, explained in
 ``docs/solver.md``, "Game review"):
 
-* **a question**: the bits it was expected to give about the target
-  (:meth:`~bodoge.games.tagiron.ai.solver.Deduction.question_bits`) against the
-  best face-up question then, and the candidates it left.  Its *share* is
-  ``bits / best``: *good* from :data:`GOOD_SHARE` (or within
-  :data:`TIE_BITS` of the best), an *inaccuracy* from :data:`MISTAKE_SHARE`,
-  below that a *mistake* — so a question that tells nothing while another
-  would have told something is always a mistake;
+* **a question**, as a chess engine judges a move by the loss in its own
+  evaluation: by the value the strongest player, the expert bot, gives it
+  when it chooses greedily (:func:`question_values`) — the bits it was
+  expected to give about the target
+  (:meth:`~bodoge.games.tagiron.ai.solver.Deduction.question_bits`) less what
+  it gives the rivals, weighed as the expert weighs it (what this seat's own
+  answer tells them of its hand; with 2 players also the worth of the cards
+  left to the opponent).  Its *loss* is the best face-up question's value
+  less its own; against what the best question would have told (``best``
+  bits) it is *good* up to ``1 -`` :data:`GOOD_SHARE` of that (or within
+  :data:`TIE_BITS`), an *inaccuracy* up to ``1 -`` :data:`MISTAKE_SHARE`,
+  beyond that a *mistake*.  Its bits, the most bits any face-up question
+  offered and the candidates it left are reported too;
 * **a declaration**: the chance, at that moment, of the tiles named.  A
-  wrong one is a *mistake* when it was taken at a low chance and cost
-  something: below :data:`LOW_CHANCE` with 2 players (a wrong guess there only
-  costs the turn); with 3–4 players below what the expert needed then
+  wrong one is a *mistake* (hasty) when it cost something and the expert, in
+  the seat's place, would not have taken it: with 3–4 players
   (:meth:`~bodoge.games.tagiron.ai.group.GroupExpert.should_declare`, which
-  weighs the race: which rivals are certain, who asks next).  A guess that
-  costs nothing (the 2-player final declaration, the last turns once no
-  question can be asked) is never a mistake;
+  weighs the race: which rivals are certain, who asks next), with 2 players
+  (:meth:`~bodoge.games.tagiron.ai.duel.DuelExpert.would_declare`, against
+  the best question by value: what the opponent likely knows, what a wrong
+  guess still rules out).  A guess that costs nothing (the 2-player final
+  declaration, the last turns once no question can be asked) is never a
+  mistake;
 * **a missed chance**: a move made while the seat could declare and was certain
   (with 3–4 players: or past the expert's threshold) and did not — its own
   question or pass, or another seat's move, except the first move by another
   seat once it could: that seat may simply have been quicker.
 
-The **score** of a seat (0–100) is the share of the best information its
-questions gathered (all its questions' bits over all their best bits, in
-percent), less :data:`MISSED_COST` points per missed chance and
-:data:`HASTY_COST` per hasty wrong declaration; :attr:`SeatReview.summary` says
-it in one line.
+The **score** of a seat (0–100) is its questions' *accuracy* — 1 less the
+bits of value they lost over the bits at stake (each question's best bits, or
+its loss if more), in percent — less :data:`MISSED_COST` points per missed
+chance and :data:`HASTY_COST` per hasty wrong declaration;
+:attr:`SeatReview.summary` says it in one line.  Were nothing charged, the
+accuracy would be the share of the most information on offer its questions
+gathered (:attr:`SeatReview.share`, still reported).
 """
 
 from __future__ import annotations
@@ -56,9 +66,10 @@ from bodoge.games.tagiron.game import TagironGame
 from bodoge.games.tagiron.state import TagironState
 from bodoge.games.tagiron.tiles import sort_hand
 
-#: A question within this many bits of the best is as good as the best.
+#: A question within this many bits of value of the best is as good as the best.
 TIE_BITS = 0.05
-#: A question giving at least this share of the best question's bits is good ...
+#: A question keeping at least this share of the best question's bits (losing at
+#: most the rest, in value) is good ...
 GOOD_SHARE = 0.85
 #: ... at least this share an inaccuracy, below it a mistake.
 MISTAKE_SHARE = 0.5

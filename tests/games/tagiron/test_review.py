@@ -262,8 +262,8 @@ def test_a_wrong_guess_at_low_odds_is_hasty_and_a_free_one_is_not() -> None:
 
 def test_with_2_players_a_wrong_guess_the_expert_would_take_is_not_hasty() -> None:
     """A guess is judged as declarations are with 3–4 players: hasty only if the expert,
-    in the seat's place, would not have taken it (here it would, at 1 in 8: the opponent
-    was about to be certain)."""
+    in the seat's place, would not have taken it (here it would, at 1 in 8 among 8
+    candidates: a wrong guess still rules a hand out)."""
     from bodoge.games.tagiron.ai.duel import DuelExpert
     from bodoge.games.tagiron.ai.situation import Situation
     from bodoge.games.tagiron.review import known, question_values

@@ -143,10 +143,10 @@ export function createReviewPanel({ load, goTo, seatNameNode }) {
     );
   }
 
-  /** The score in one line: information, missed chances, hasty declarations. */
+  /** The score in one line: the questions' accuracy, missed chances, hasty declarations. */
   function summary(s) {
     const info = s.questions.length
-      ? t("tg.review.info", { share: pct(s.share), bits: bits(s.bits), best: bits(s.best_bits), count: s.questions.length })
+      ? t("tg.review.info", { accuracy: pct(s.accuracy), loss: bits(s.loss), stake: bits(s.stake), count: s.questions.length })
       : t("tg.review.no_questions");
     const missed = t("tg.review.missed_count", { count: s.missed.length });
     const hasty = t("tg.review.hasty_count", { count: s.hasty });
@@ -160,8 +160,8 @@ export function createReviewPanel({ load, goTo, seatNameNode }) {
       ["best", "good", "inaccuracy", "mistake"].map((m) => h("span", { class: ["rv-tag", `rv-tag--${m}`] }, t(`tg.review.mark.${m}`))),
       " ",
       t("tg.review.legend", {
-        good: pct(review.thresholds.good_share),
-        mistake: pct(review.thresholds.mistake_share),
+        good: pct(1 - review.thresholds.good_share),
+        mistake: pct(1 - review.thresholds.mistake_share),
         cost: review.thresholds.missed_cost,
       }),
     );
@@ -183,7 +183,8 @@ export function createReviewPanel({ load, goTo, seatNameNode }) {
             h("span", { class: ["rv-tag", `rv-tag--${q.mark}`] }, t(`tg.review.mark.${q.mark}`)),
             " ",
             t("tg.review.bits", { bits: bits(q.bits) }),
-            best ? [" · ", t("tg.review.best_alt", { card: questionLabel(q.best.card, q.best.choice), bits: bits(q.best_bits) })] : null,
+            q.told >= 0.005 ? [" · ", t("tg.review.told", { told: bits(q.told) })] : null,
+            best ? [" · ", t("tg.review.lost", { loss: bits(q.loss) }), " · ", t("tg.review.best_alt", { card: questionLabel(q.best.card, q.best.choice), bits: bits(q.best_bits) })] : null,
             " · ",
             t("tg.review.narrowed", { before: num(q.before), after: num(q.after) }),
           ),
