@@ -417,6 +417,21 @@ def test_the_normal_bot_scores_clearly_above_the_easy_bot() -> None:
     assert normal - half_n > easy + half_e
 
 
+def test_the_expert_scores_above_the_normal_bot_in_the_same_games() -> None:
+    """The order the README's 200 games show, already clear over a few: the review judges
+    by the expert's own valuation, which the plain bits (the normal bot's rule) did not."""
+    from bodoge.games.tagiron.selfplay import ScoreTally, run_reviews
+
+    levels = ("expert", "normal", "easy")
+    tally = ScoreTally(levels)
+    for reviewed in run_reviews(3, levels, 6, 4):
+        tally.add(reviewed)
+    # never below the normal bot in the same game, and above it in some
+    assert all(g["expert"] >= g["normal"] for g in tally.games)
+    assert any(g["expert"] > g["normal"] for g in tally.games)
+    assert tally.breakdown("expert")[0] > tally.breakdown("normal")[0]  # accuracy
+
+
 def test_out_of_turn_the_first_move_by_another_seat_is_not_a_missed_chance() -> None:
     """3–4 players: the seat that moved first may have been quicker; after that, waiting
     is a choice, and so is asking on one's own turn."""
