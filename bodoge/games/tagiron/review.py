@@ -236,7 +236,8 @@ class SeatReview:
 
     @property
     def stake(self) -> float:
-        """Bits at stake in its questions: what the best ones would have gathered."""
+        """Bits at stake in its questions: what the best ones would have gathered (or the
+        loss, where that was more)."""
         return sum(q.stake for q in self.questions)
 
     @property
@@ -373,7 +374,7 @@ def review_seat(
         if t not in expert_memo:
             s = Situation(seen[t], seat, deduction(t))
             if players > 2:
-                expert_memo[t] = GroupExpert().should_declare(s)
+                expert_memo[t] = bool(GroupExpert().should_declare(s))
             elif s.deduction.certain or not s.may_ask:
                 expert_memo[t] = True
             else:  # against the question it would ask by its greedy value
