@@ -155,8 +155,9 @@ class Replica(LiveTable):
     async def _watched(self) -> None:
         pass
 
-    def _publish(self, kind: str, **fields: JSON) -> None:
-        pass
+    @property
+    def publishes(self) -> bool:
+        return False  # the owner tells; a replica only listens
 
     def _quiet_seconds(self) -> float | None:
         return None

@@ -108,6 +108,10 @@ class TableHost(Protocol):
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         """Run a background job (a bot thinking) that the table's task does not wait for."""
 
+    @property
+    def publishes(self) -> bool:
+        """Whether anyone hears :meth:`publish` (a cluster): else tables build nothing for it."""
+
     def publish(self, table_id: str, message: dict[str, JSON]) -> None:
         """Tell the cluster's replicas of the table what changed (nothing outside a cluster)."""
 
@@ -477,12 +481,21 @@ class LiveTable:
 
     # --- the cluster: what replicas on other processes are told (bodoge/server/replica.py)
 
+    @property
+    def publishes(self) -> bool:
+        """Whether this table tells replicas what changed: only an owner in a cluster does,
+        so a single process builds no publication (facts, a move's record) at all."""
+        return self.host.publishes
+
     def _publish(self, kind: str, **fields: JSON) -> None:
+        if not self.publishes:
+            return
         self.seq += 1
         self.host.publish(self.id, {"kind": kind, "table": self.id, "seq": self.seq, **fields})
 
     def _publish_table(self, *, notify: bool) -> None:
-        self._publish("table", notify=notify, **self.facts())
+        if self.publishes:
+            self._publish("table", notify=notify, **self.facts())
 
     def facts(self) -> dict[str, JSON]:
         """The table's public facts as replicas take them: seats, people, status, timers.
@@ -818,9 +831,10 @@ class LiveTable:
         await self.host.store.add_chat(line.record(self.id))
         self.chat.add(line)
         self.audience.send_all(line.to_json(self.id))
-        self._publish(
-            "chat", line=line.line, player=line.player, name=line.name, text=text, at=line.at
-        )
+        if self.publishes:
+            self._publish(
+                "chat", line=line.line, player=line.player, name=line.name, text=text, at=line.at
+            )
         reply({"type": "ack", "table": self.id, "line": line.line})
 
     async def rematch_for(self, player_id: str, gone: str | None) -> tuple[str, Seat, bool]:
@@ -906,16 +920,17 @@ class LiveTable:
         self.deadlines, self.clock, self.clock_deadline = deadlines, clock, clock_deadline
         self._summary = None
         self._announce(step, before, events)
-        self._publish(
-            "move",
-            n=n,
-            seat=seat,
-            move=record.move,
-            at=now,
-            actor=actor,
-            deadlines=_deadlines_record(deadlines),
-            clock_deadline=clock_deadline,
-        )
+        if self.publishes:
+            self._publish(
+                "move",
+                n=n,
+                seat=seat,
+                move=record.move,
+                at=now,
+                actor=actor,
+                deadlines=_deadlines_record(deadlines),
+                clock_deadline=clock_deadline,
+            )
         if (observe := self.host.counters.on_fanout) is not None:
             observe(time.perf_counter() - began)
         if result is not None:

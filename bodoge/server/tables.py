@@ -110,6 +110,10 @@ class Tables:
     ) -> dict[str, JSON] | None:
         return await self.bots.act(game_id, level, view, seat, seed)
 
+    @property
+    def publishes(self) -> bool:
+        return self.cluster is not None
+
     def publish(self, table_id: str, message: dict[str, JSON]) -> None:
         cluster = self.cluster
         if cluster is None:

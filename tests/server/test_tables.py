@@ -11,6 +11,7 @@ import gc
 import itertools
 import json
 import weakref
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from bodoge.core.values import JSON
 from bodoge.server import settings as settings_module
 from bodoge.server.config import Limits, ServerConfig
 from bodoge.server.service import Server
+from bodoge.server.table import LiveTable
 from bodoge.store import Store, open_store, sqlite_url
 from bodoge.store.sql import SqlStore
 from tests.games.relay.game import RelayGame
@@ -147,6 +149,35 @@ async def test_a_rule_clock_makes_the_table_move(server: Server) -> None:
     assert timed["clock"] is None and timed["to_act"] == [1]
     bundle = await server.store.load_table(table)
     assert [m.actor for m in bundle.moves] == ["player", "player", "clock"]
+
+
+async def test_a_single_process_builds_no_publication(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside a cluster nobody hears what a table publishes: nothing is built for it."""
+    built: Counter[str] = Counter()
+    facts, publish = LiveTable.facts, LiveTable._publish
+
+    def counted_facts(table: LiveTable) -> dict[str, JSON]:
+        built["facts"] += 1
+        return facts(table)
+
+    def counted_publish(table: LiveTable, kind: str, **fields: JSON) -> None:
+        built[kind] += 1
+        publish(table, kind, **fields)
+
+    monkeypatch.setattr(LiveTable, "facts", counted_facts)
+    monkeypatch.setattr(LiveTable, "_publish", counted_publish)
+    tabs = await _tabs(server, 3)
+    # Seats change, the game starts, a clock runs (timers change without a move), moves, chat.
+    table = await _relay(server, tabs, options={"vote_seconds": 30})
+    await tabs[0].ok("move", table=table, move={"type": "say", "word": "ringo"})
+    for tab in tabs[1:]:
+        await tab.ok("move", table=table, move={"type": "vote", "ok": True})
+    await tabs[2].ok("chat", table=table, text="hi")
+    await tabs[2].ok("table.close", table=table)
+    assert len(tabs[0].events()) == 3
+    assert built == {}
 
 
 async def test_a_late_turn_is_played_by_the_timeout_bot(
