@@ -74,8 +74,8 @@ async def games(server: Server, request: Request) -> Response:
 async def table_list(server: Server, request: Request) -> Response:
     status = request.query_params.get("status", "open")
     if status == "open":
-        tables = [t.summary() for t in server.tables.open_tables()]
-        return JSONResponse({"tables": sorted(tables, key=lambda t: t["created_at"])})
+        # The lobby's list: in a cluster, the tables every process runs.
+        return JSONResponse({"tables": server.lobby.listing(server.tables.open_tables())})
     if status == "finished":
         records = await server.store.finished_tables(50)
         return JSONResponse(

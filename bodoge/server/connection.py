@@ -375,7 +375,10 @@ class Connection:
 
     async def _table_command(self, req: Request, player: Player) -> None:
         """A command that changes a table: run in its task here, or on its owner (cluster)."""
-        reply = self.reply_to(req)
+        await self._command(req, player, self.reply_to(req))
+
+    async def _command(self, req: Request, player: Player, reply: Reply) -> None:
+        """Run the table command ``req`` where its table runs; its reply goes to ``reply``."""
         command, args = table_command(req, player.id, player.name, self.limits.chat_chars, reply)
         tables = self.server.tables
         table_id = req.table()
@@ -389,19 +392,21 @@ class Connection:
         await tables.replicas.command(req, player, here, reply)
 
     async def _table_rematch(self, req: Request, player: Player) -> None:
+        """Propose the rematch of a finished table, or confirm one: two steps, each run by
+        the process that runs its table (the finished one, then the rematch)."""
         tables, gone = self.server.tables, None
         for _ in range(2):
-            table_id, seat, made = await self._call(req, LiveTable.rematch_for, player.id, gone)
+            table_id, seat, made = await self._rematch_for(req.table(), player, gone)
             if made:
                 break
             # Confirming another player's proposal: the same seat there, else a free one.
             joined: list[dict[str, JSON]] = []
             try:
                 try:
-                    await tables.call(table_id, LiveTable.join, player.id, seat, joined.append)
+                    await self._join(table_id, player, seat, joined.append)
                 except ProtocolError as exc:
                     if exc.code == "seat_taken":
-                        await tables.call(table_id, LiveTable.join, player.id, None, joined.append)
+                        await self._join(table_id, player, None, joined.append)
                     elif exc.code != "already_seated":
                         raise
             except ProtocolError as exc:
@@ -412,15 +417,23 @@ class Connection:
             if joined:
                 seat = int(joined[0]["seat"])  # type: ignore[arg-type]
             else:
-                seat = (await tables.get(table_id)).seat_of(player.id) or 0
+                seat = (await tables.peek(table_id)).seat_of(player.id) or 0
             break
         self.reply_to(req)({"type": "ack", "table": table_id, "seat": seat})
 
-    async def _table_settings(self, req: Request, player: Player) -> None:
-        settings, options = req.opt_object("settings"), req.opt_object("options")
-        if settings is None and options is None:
-            raise ProtocolError("bad_message", "table.settings needs settings or options")
-        await self._call(req, LiveTable.configure, player.id, settings, self.reply_to(req), options)
+    async def _rematch_for(
+        self, table_id: str, player: Player, gone: str | None
+    ) -> tuple[str, int, bool]:
+        tables = self.server.tables
+        if tables.replicas is None:
+            return await tables.call(table_id, LiveTable.rematch_for, player.id, gone)
+        return await tables.replicas.rematch(table_id, player, gone)
+
+    async def _join(self, table_id: str, player: Player, seat: int | None, reply: Reply) -> None:
+        fields: dict[str, JSON] = {"type": "table.join", "table": table_id}
+        if seat is not None:
+            fields["seat"] = seat
+        await self._command(Request(fields), player, reply)
 
     async def _table_open(self, req: Request, player: Player) -> None:
         table_id = req.table()
@@ -495,7 +508,7 @@ HANDLERS: dict[str, Handler] = {
     "table.remove_player": Connection._table_command,
     "table.start": Connection._table_command,
     "table.rematch": Connection._table_rematch,
-    "table.settings": Connection._table_settings,
+    "table.settings": Connection._table_command,
     "table.open": Connection._table_open,
     "table.close": Connection._table_close,
     "move": Connection._table_command,

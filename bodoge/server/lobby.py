@@ -31,11 +31,16 @@ class Lobby:
     def subscribe(self, sub: Subscriber, tables: Iterable[LiveTable]) -> dict[str, JSON]:
         """Watch the lobby; returns the ``lobby`` message listing the open tables now."""
         self._subs.add(sub)
+        return {"type": "lobby", "tables": self.listing(tables)}
+
+    def listing(self, tables: Iterable[LiveTable]) -> list[dict[str, JSON]]:
+        """The open tables' summaries, oldest first: ``tables`` (this process's) and, in a
+        cluster, those the other processes run."""
         listed = [t.summary() for t in tables if t.listed]
         here = {s["id"] for s in listed}
         listed += [s for table_id, s in self.remote.items() if table_id not in here]
         listed.sort(key=lambda s: (str(s["created_at"]), str(s["id"])))
-        return {"type": "lobby", "tables": listed}
+        return listed
 
     def unsubscribe(self, sub: Subscriber) -> None:
         self._subs.discard(sub)

@@ -50,6 +50,7 @@ from bodoge.server.inbox import TableGone
 from bodoge.server.protocol import ProtocolError, Request
 from bodoge.server.render import Step
 from bodoge.server.seating import Seating
+from bodoge.server.settings import settings_from_json
 from bodoge.server.table import LiveTable, Reply
 from bodoge.store import SeatRecord, StoreUnavailable, TableBundle
 
@@ -106,6 +107,11 @@ def table_command(
         return LiveTable.remove_player, (player_id, req.int("seat"), reply)
     if kind == "table.start":
         return LiveTable.begin, (player_id, reply)
+    if kind == "table.settings":
+        settings, options = req.opt_object("settings"), req.opt_object("options")
+        if settings is None and options is None:
+            raise ProtocolError("bad_message", "table.settings needs settings or options")
+        return LiveTable.configure, (player_id, settings, reply, options)
     if kind == "move":
         move = req.opt_object("move")
         if move is None:
@@ -275,9 +281,25 @@ class Replica(LiveTable):
             self.status, self.finished_at = "finished", step.at
 
     def apply_facts(self, facts: Mapping[str, JSON], *, from_owner: bool) -> None:
-        """The table's public facts (seats, people, status, timers) as the owner or the store
-        has them; a seat change moves this process's connections to their new seat."""
+        """The table's public facts (seats, settings, people, status, timers, the rematch) as
+        the owner or the store has them; a seat change moves this process's connections to
+        their new seat, new settings send each a snapshot."""
         seats = tuple(SeatRecord(*row) for row in facts["seats"])  # type: ignore[union-attr,misc]
+        settings = facts.get("settings")
+        # The host changed them (waiting room): every tab gets a fresh snapshot, as the
+        # owner's tabs do.
+        new_settings = settings_from_json(settings) if isinstance(settings, dict) else None
+        configured = new_settings is not None and new_settings != self.settings
+        if new_settings is not None and configured:
+            self.settings, self._summary = new_settings, None
+        options = facts.get("options")
+        if isinstance(options, dict) and options != self.options_json:
+            self.options = self.game.options(options)
+            self.options_json, self._summary = self.game.options_json(self.options), None
+            configured = True
+        if "rematch" in facts:
+            rematch = facts["rematch"]
+            self.rematch = rematch if isinstance(rematch, str) else None
         people = facts.get("people") or {}
         assert isinstance(people, dict)
         for player_id, name in people.items():
@@ -311,10 +333,9 @@ class Replica(LiveTable):
             seat = self.seat_of(player_id)
             if any(s.player_id == player_id and at != seat for s, at in self.audience):
                 moved += self.audience.reseat(player_id, seat)
-        if self.state is not None:
-            for sub, seat in self.audience:
-                if started or sub in moved:
-                    sub.send_text(_encode(self.snapshot(seat)))
+        for sub, seat in self.audience:
+            if configured or (self.state is not None and (started or sub in moved)):
+                sub.send_text(_encode(self.snapshot(seat)))
         if facts.get("notify") or moved or (changed and not from_owner):
             self._seats_changed()
         else:
@@ -345,6 +366,9 @@ class Replica(LiveTable):
         facts: dict[str, JSON] = {
             "seats": [[s.seat, s.kind, s.player, s.level, s.left] for s in bundle.seats],
             "host": record.host,
+            "settings": record.settings,
+            "options": record.options,
+            "rematch": record.rematch,
             "people": {p.id: p.name for p in bundle.players.values()},
             "status": record.status,
             "ended": record.result,
@@ -612,12 +636,40 @@ class Replicas:
         if answer is None:  # run here, and answered already
             return
         assert isinstance(answer, dict)
+        await self._shown(table_id, answer)
+        message = answer.get("reply")
+        reply(message if isinstance(message, dict) else {"type": "ack", "table": table_id})
+
+    async def rematch(
+        self, table_id: str, player: Player, gone: str | None
+    ) -> tuple[str, Seat, bool]:
+        """:meth:`LiveTable.rematch_for` of a finished table, run where the table runs."""
+        made: list[tuple[str, Seat, bool]] = []
+
+        async def here() -> None:
+            made.append(await self.tables.call(table_id, LiveTable.rematch_for, player.id, gone))
+
+        replica = self.replicas.get(table_id)
+        call: dict[str, JSON] = {
+            "op": "rematch",
+            "table": table_id,
+            "player": player.id,
+            "name": player.name,
+            "gone": gone,
+        }
+        answer = await self.ask_owner(table_id, replica.owner if replica else None, call, here=here)
+        if answer is None:
+            return made[0]
+        assert isinstance(answer, dict)
+        await self._shown(table_id, answer)  # the replica shows the rematch before the reply
+        return str(answer["rematch"]), int(answer["seat"]), bool(answer["made"])  # type: ignore[arg-type]
+
+    async def _shown(self, table_id: str, answer: dict[str, JSON]) -> None:
+        """Wait until the replica here shows what the owner had published when it answered."""
         replica = self.replicas.get(table_id)
         seq, epoch = answer.get("seq"), answer.get("epoch")
         if replica is not None and isinstance(seq, int):
             await replica.shown(epoch if isinstance(epoch, int) else None, seq)
-        message = answer.get("reply")
-        reply(message if isinstance(message, dict) else {"type": "ack", "table": table_id})
 
     async def ask_owner(
         self,
@@ -695,6 +747,8 @@ class Replicas:
                 raise Refused({"code": "bad_message", "message": "no table"})
             if op == "command":
                 return await self._run_command(table_id, call)
+            if op == "rematch":
+                return await self._run_rematch(table_id, call)
             if op == "watch":
                 players = call.get("players") or []
                 assert isinstance(players, list)
@@ -740,6 +794,22 @@ class Replicas:
             "reply": replies[-1] if replies else {"type": "ack", "table": table_id},
             "seq": table.seq if table is not None else 0,
             "epoch": epoch,
+        }
+
+    async def _run_rematch(self, table_id: str, call: dict[str, JSON]) -> JSON:
+        player_id, gone = str(call.get("player")), call.get("gone")
+        # Held while the rematch is made (its host), then by the new table.
+        self.tables.known(player_id, str(call.get("name")))
+        rematch, seat, made = await self.tables.call(
+            table_id, LiveTable.rematch_for, player_id, gone if isinstance(gone, str) else None
+        )
+        table = self.tables.live.get(table_id)
+        return {
+            "rematch": rematch,
+            "seat": seat,
+            "made": made,
+            "seq": table.seq if table is not None else 0,
+            "epoch": self.cluster.ownership.held.get(table_id),
         }
 
     # --- Redis came back, processes went ------------------------------------------------

@@ -491,14 +491,17 @@ class LiveTable:
         if not self.publishes:
             return
         self.seq += 1
-        self.host.publish(self.id, {"kind": kind, "table": self.id, "seq": self.seq, **fields})
+        # The number last: the facts' own ``seq`` (the one before this publication) must not
+        # stand for it, or every reader would see a gap after each change of the facts.
+        self.host.publish(self.id, {"kind": kind, "table": self.id, **fields, "seq": self.seq})
 
     def _publish_table(self, *, notify: bool) -> None:
         if self.publishes:
             self._publish("table", notify=notify, **self.facts())
 
     def facts(self) -> dict[str, JSON]:
-        """The table's public facts as replicas take them: seats, people, status, timers.
+        """The table's public facts as replicas take them: seats, settings and options,
+        people, status, timers, the rematch.
 
         ``present`` is every seated player who has the table open anywhere in the cluster:
         presence is added up here, at the owner.
@@ -507,6 +510,9 @@ class LiveTable:
         return {
             "seats": [[s.seat, s.kind, s.player, s.level, s.left] for s in self.seats],
             "host": self.seating.host,
+            "settings": self.settings.to_json(),
+            "options": self.options_json,
+            "rematch": self.rematch,
             "people": {p: self.people[p].name for p in sorted(people) if p in self.people},
             "present": sorted(p for p in people if self.present(p)),
             "status": self.status,
@@ -749,6 +755,7 @@ class LiveTable:
             for sub, seat in self.audience:
                 _send(sub, self.snapshot(seat))
             self.host.show_in_lobby(self)
+            self._publish_table(notify=False)  # replicas send their tabs the snapshot too
         reply({"type": "ack", "table": self.id})
 
     async def add_bot(self, player_id: str, seat: Seat, level: str, reply: Reply) -> None:

@@ -22,6 +22,7 @@ from bodoge.cluster.namespace import Namespace
 from bodoge.server.api import api_routes
 from bodoge.server.config import ServerConfig
 from bodoge.server.metrics import health
+from bodoge.server.replica import Replica
 from bodoge.server.service import Server
 from bodoge.store import Fenced, MoveRecord, SeatRecord, TableRecord
 from bodoge.store.sql import SqlStore
@@ -198,6 +199,69 @@ async def test_a_table_is_played_through_a_process_that_does_not_run_it(
     assert status == 200 and body["redis"]["ok"] and body["database"]["ok"]
 
 
+async def test_settings_and_rematch_work_from_a_process_that_does_not_run_the_table(
+    make_node: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    caught_up: list[str] = []
+    resync = Replica.resync
+
+    async def counted(replica: Replica) -> None:
+        caught_up.append(replica.id)
+        await resync(replica)
+
+    monkeypatch.setattr(Replica, "resync", counted)
+    a, b = await make_node(), await make_node()
+    (host,) = await _players(a, 1)
+    guest, other = await _players(b, 2)
+    options = {"players": 3, "rounds": 1}
+    table = (await host.ok("table.create", game="relay", options=options))["table"]
+    assert (await _owner(a, table))[0] == a.process
+    for tab in (guest, other):
+        await tab.ok("table.join", table=table)
+    # The host changes a setting from a tab on b, which does not run the table.
+    host_on_b = Tab(b)
+    await host_on_b.ok("hello", token=host.token)
+    for tab in (host, guest, other, host_on_b):
+        await tab.ok("table.open", table=table)
+    refused = await guest.request("table.settings", table=table, settings={"bot_pace": "slow"})
+    assert refused["type"] == "error" and refused["code"] == "not_host", refused
+    await host_on_b.ok("table.settings", table=table, settings={"bot_pace": "slow"})
+    assert a.tables.live[table].settings.bot_pace == "slow"
+    assert b.tables.replicas.replicas[table].summary()["settings"]["bot_pace"] == "slow"
+    for tab in (host, guest, other, host_on_b):  # every tab, wherever it is, sees them
+        await tab.wait(
+            lambda m: m.get("type") == "table" and m["table"]["settings"]["bot_pace"] == "slow"
+        )
+    await host.ok("table.start", table=table)
+    await host.ok("move", table=table, move={"type": "say", "word": "ringo"})
+    for tab in (guest, other):
+        await tab.ok("move", table=table, move={"type": "vote", "ok": True})
+    await guest.wait(lambda m: m.get("type") == "event" and m["result"] is not None)
+
+    # A rematch proposed on b (the finished table runs on a) ...
+    proposed = await guest.ok("table.rematch", table=table)
+    rematch = proposed["table"]
+    assert rematch != table and proposed["seat"] == 1
+    # ... shown on b's tabs (the replica follows the link) and a's ...
+    for tab in (other, host):
+        await tab.wait(lambda m: m.get("type") == "table.seats" and m["rematch"] == rematch)
+    # ... and confirmed on b: both steps (the finished table's link, the new table's seat)
+    # run where those tables run.
+    confirmed = await other.ok("table.rematch", table=table)
+    assert confirmed == {**confirmed, "table": rematch, "seat": 2}
+    again = await other.ok("table.rematch", table=table)  # twice: still the same seat
+    assert again["table"] == rematch and again["seat"] == 2
+    assert (await host.ok("table.rematch", table=table))["seat"] == 0
+    bundle = await a.store.load_table(rematch)
+    assert bundle is not None
+    seated = [s.player for s in bundle.seats]
+    assert seated == [host.player["id"], guest.player["id"], other.player["id"]]
+    assert bundle.table.host == guest.player["id"]
+    assert bundle.table.settings["bot_pace"] == "slow"  # the same settings
+    # Every publication arrived in order: b's replica never had to catch up from the store.
+    assert caught_up == []
+
+
 async def test_every_lobby_lists_every_open_table_of_the_cluster(make_node: Make) -> None:
     a, b = await make_node(), await make_node()
     (host,) = await _players(a, 1)
@@ -211,6 +275,13 @@ async def test_every_lobby_lists_every_open_table_of_the_cluster(make_node: Make
     c = await make_node()
     (late,) = await _players(c, 1)
     assert [t["id"] for t in (await late.ok("lobby.subscribe"))["tables"]] == [table]
+    # So does the HTTP API's list of open tables.
+    http = httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=Starlette(routes=api_routes(c))), base_url="http://c"
+    )
+    async with http:
+        listed_over_http = (await http.get("/api/tables")).json()["tables"]
+    assert [t["id"] for t in listed_over_http] == [table]
     # Changes reach every lobby: a seat taken through b, then the table gone.
     await watcher.ok("table.join", table=table)
 
