@@ -77,14 +77,14 @@ ClaimsCallback = Callable[[dict[str, int]], Awaitable[None]]
 _LIVE = f"SELECT id FROM cluster_processes WHERE expires_at > {DB_NOW}"
 
 _RENEW = sa.text(
-    f"UPDATE cluster_processes SET expires_at = {DB_NOW} + :lease_ms"
+    f"UPDATE cluster_processes SET expires_at = {DB_NOW} + :lease_ms, tables = :tables"
     f" WHERE id = :me AND expires_at > {DB_NOW} RETURNING expires_at"
 )
 _REGISTER = sa.text(
-    "INSERT INTO cluster_processes (id, address, started_at, expires_at)"
-    f" VALUES (:me, :address, {DB_NOW}, {DB_NOW} + :lease_ms)"
+    "INSERT INTO cluster_processes (id, address, started_at, expires_at, tables)"
+    f" VALUES (:me, :address, {DB_NOW}, {DB_NOW} + :lease_ms, :tables)"
     f" ON CONFLICT (id) DO UPDATE SET expires_at = {DB_NOW} + :lease_ms,"
-    " address = excluded.address RETURNING expires_at"
+    " address = excluded.address, tables = excluded.tables RETURNING expires_at"
 )
 # Rows are locked in id order (the subquery), as the writer's fencing check locks them, so
 # a claim of many tables and a group commit never deadlock.
@@ -103,7 +103,9 @@ _ORPHANS = sa.text(
     "SELECT id FROM tables WHERE status = ANY(:statuses) AND owner IS NOT NULL"
     f" AND owner NOT IN ({_LIVE})"
 )
-_PROCESSES = sa.text(f"SELECT id, expires_at, {DB_NOW} AS now FROM cluster_processes")
+_PROCESSES = sa.text(
+    f"SELECT id, expires_at, COALESCE(tables, 0) AS tables, {DB_NOW} AS now FROM cluster_processes"
+)
 _OWNER = sa.text(f"SELECT owner FROM tables WHERE id = :table AND owner IN ({_LIVE})")
 _LEAVE = sa.text("DELETE FROM cluster_processes WHERE id = :me")
 _FENCE = (
@@ -187,6 +189,9 @@ async def prepare(engine: AsyncEngine) -> None:
                 )
             )
         }
+        await conn.execute(
+            sa.text("ALTER TABLE cluster_processes ADD COLUMN IF NOT EXISTS tables INTEGER")
+        )
         if "owner" not in columns:
             await conn.execute(sa.text("ALTER TABLE tables ADD COLUMN owner TEXT"))
         if "owner_epoch" not in columns:
@@ -249,6 +254,9 @@ class Ownership:
         self._valid_until = 0.0
         #: Seconds until the next lease that is about to run out (found by :meth:`scan`).
         self.next_expiry: float | None = None
+        #: The live processes and the tables each held at its last renewal, as the last
+        #: scan found them (new tables go to the least loaded: ``Tables._placement``).
+        self.loads: dict[str, int] = {}
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._joined = False
@@ -281,7 +289,13 @@ class Ownership:
         sent = time.monotonic()
         async with self.engine.begin() as conn:
             await conn.execute(
-                _REGISTER, {"me": self.process, "address": self.address, "lease_ms": self.lease_ms}
+                _REGISTER,
+                {
+                    "me": self.process,
+                    "address": self.address,
+                    "lease_ms": self.lease_ms,
+                    "tables": len(self.held),
+                },
             )
         self._valid_until = sent + self.lease
         self._joined = True
@@ -378,7 +392,12 @@ class Ownership:
         another process claimed meanwhile are dropped and given to ``on_lost``.
         """
         sent = time.monotonic()
-        params = {"me": self.process, "lease_ms": self.lease_ms, "address": self.address}
+        params = {
+            "me": self.process,
+            "lease_ms": self.lease_ms,
+            "address": self.address,
+            "tables": len(self.held),
+        }
         async with self.engine.begin() as conn:
             renewed = (await conn.execute(_RENEW, params)).first() is not None
             if not renewed:
@@ -444,6 +463,7 @@ class Ownership:
             processes = (await conn.execute(_PROCESSES)).all()
         now = processes[0].now if processes else 0
         live = [p.id for p in processes if p.expires_at > now]
+        self.loads = {p.id: p.tables for p in processes if p.expires_at > now}
         # A process that stops renewing is dead when its lease runs out: look again then.
         soon = [
             p.expires_at - now for p in processes if now < p.expires_at < now + 1000 * self.lease

@@ -38,6 +38,7 @@ from bodoge.cluster.ownership import (
     fenced,
     prepare,
 )
+from bodoge.cluster.shared import Shared
 from bodoge.cluster.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,8 @@ class ClusterService:
         self.namespace = namespace
         self.process = process
         self.bus = Bus(redis_url, namespace, process)
+        #: Rates and remembered replies, the cluster's (``bodoge/cluster/shared.py``).
+        self.shared = Shared(redis_url, namespace)
         self.ownership = Ownership(
             engine,
             process,
@@ -133,6 +136,8 @@ class ClusterService:
                 {"kind": "left", "process": self.process, "tables": sorted(handed)},
             )
         await self.bus.close()
+        with contextlib.suppress(Exception):
+            await self.shared.close()
 
     async def _on_cluster(self, data: bytes) -> None:
         message = orjson.loads(data)
@@ -160,6 +165,10 @@ class ClusterService:
             yield
         finally:
             self._creating.discard(table_id)
+
+    async def alive(self, process: str) -> bool:
+        """Whether ``process`` is in the cluster (its lease is running)."""
+        return process in await self.ownership.live_processes()
 
     def holds(self, table_id: str) -> bool:
         return self.ownership.epoch(table_id) is not None

@@ -169,7 +169,8 @@ async def sign_in(server: Server, request: Request) -> Response:
 
 
 async def sign_in_options(server: Server, request: Request) -> Response:
-    return JSONResponse(server.accounts.authentication_options(_address(request), _origin(request)))
+    options = await server.accounts.authentication_options(_address(request), _origin(request))
+    return JSONResponse(options)
 
 
 async def sign_in_passkey(server: Server, request: Request) -> Response:

@@ -194,8 +194,8 @@ class Accounts:
         self.hasher = hasher or PasswordHasher(**HASH_PARAMETERS)
         self._hashing = asyncio.Semaphore(HASHING_AT_ONCE)
         #: Password sign-ins (and account names tried) per client address, and per account.
-        self.by_address = Buckets(sign_ins_per_hour, clock=clock)
-        self.by_account = Buckets(sign_ins_per_account_hour, clock=clock)
+        self.by_address = Buckets(sign_ins_per_hour, clock=clock, name="sign_ins")
+        self.by_account = Buckets(sign_ins_per_account_hour, clock=clock, name="account_sign_ins")
         #: Told (player id, ended token hashes; ``None``: all) so live sockets can be closed.
         self.on_sign_out = on_sign_out
         self._clock = clock
@@ -243,15 +243,15 @@ class Accounts:
             return False
         return password_hash is not None
 
-    def _throttle(self, address: str, key: str | None) -> None:
-        if not self.by_address.take(address):
-            wait = self.by_address.wait_seconds(address)
+    async def _throttle(self, address: str, key: str | None) -> None:
+        wait = await self.by_address.try_take(address)
+        if wait:
             raise AccountError(
                 429, "sign_in_rate_limited", f"too many tries; the next one in {wait} s", wait
             )
-        if key is not None and not self.by_account.take(key):
+        wait = 0 if key is None else await self.by_account.try_take(key)
+        if wait:
             self.by_address.give_back(address)
-            wait = self.by_account.wait_seconds(key)
             raise AccountError(
                 429, "sign_in_rate_limited", f"too many tries; the next one in {wait} s", wait
             )
@@ -264,7 +264,7 @@ class Accounts:
         secret = check_password(password)
         if await self.store.account(player.id) is not None:
             raise AccountError(409, "already_an_account", "you have kept your name already")
-        self._throttle(address, None)  # names tried per address: no quick list of who exists
+        await self._throttle(address, None)  # names tried per address: no quick list of who exists
         await self._make(player, shown, key, await self._hash(secret))
 
     async def _make(self, player: Player, shown: str, key: str, password_hash: str | None) -> None:
@@ -301,7 +301,7 @@ class Accounts:
             _, key = account_key(name)
         except AccountError:
             key = None
-        self._throttle(address, key)
+        await self._throttle(address, key)
         account = await self.store.account_by_key(key) if key is not None else None
         given = password if isinstance(password, str) else ""
         matches = await self._verify(account.password_hash if account else None, given)
@@ -447,9 +447,9 @@ class Accounts:
             raise AccountError(409, "last_sign_in", "set a password before removing this passkey")
         await self.store.delete_passkey(player.id, str(credential_id))
 
-    def authentication_options(self, address: str, origin: Origin) -> dict[str, Any]:
+    async def authentication_options(self, address: str, origin: Origin) -> dict[str, Any]:
         """Options for ``navigator.credentials.get``: any passkey of this site will do."""
-        self._throttle(address, None)
+        await self._throttle(address, None)
         cid, challenge = self._new_challenge(
             purpose="sign_in", player=None, name=None, rp_id=origin.rp_id
         )

@@ -36,7 +36,6 @@ from starlette.routing import BaseRoute, Route
 
 from bodoge.server.pictures import MAX_PICTURES, SET_ID, PictureError, clean_pictures
 from bodoge.server.protocol import ProtocolError, now_ms
-from bodoge.server.quotas import Buckets
 from bodoge.store import Conflict, StoreUnavailable
 
 if TYPE_CHECKING:
@@ -83,7 +82,7 @@ def asset_routes(server: Server) -> list[BaseRoute]:
         content, media_type = found
         return Response(content, media_type=media_type, headers=picture_headers(media_type))
 
-    uploads = Buckets(server.config.quotas.uploads_per_hour)
+    uploads = server.uploads
     # One upload at a time between a player's quotas being checked and the set stored, so
     # that two uploads at once cannot both pass them.
     storing = asyncio.Lock()
@@ -95,8 +94,8 @@ def asset_routes(server: Server) -> list[BaseRoute]:
         except ProtocolError:
             return error(401, "bad_token", "send your token: Authorization: Bearer <token>")
         address = request.client.host if request.client else ""
-        if not uploads.take(address):
-            wait = uploads.wait_seconds(address)
+        wait = await uploads.try_take(address)
+        if wait:
             return refused(
                 429,
                 "upload_rate_limited",

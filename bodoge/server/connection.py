@@ -22,7 +22,7 @@ from bodoge.server.identity import Player, hash_token
 from bodoge.server.inbox import Args, R, TableGone
 from bodoge.server.protocol import ProtocolError, Request, encode, now_ms
 from bodoge.server.replica import OwnedElsewhere, table_command
-from bodoge.server.replies import REMEMBERED
+from bodoge.server.replies import REMEMBERED, RETRY_CODES, RETRY_WAIT_SECONDS
 from bodoge.server.table import LiveTable, Reply
 from bodoge.store import StoreUnavailable, is_unavailable
 
@@ -32,12 +32,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Frame = str | bytes | None
-
-#: Refusals a retry of the same request may not get again: the server failed, not the request.
-RETRY_CODES = frozenset({"internal_error", "store_unavailable"})
-
-#: How long a retry waits for the first request's reply when that is still being handled.
-RETRY_WAIT_SECONDS = 30.0
 
 
 class Transport(Protocol):
@@ -285,7 +279,7 @@ class Connection:
             raise ProtocolError("need_hello", "say hello first")
         handler = HANDLERS[req.type]
         if req.id is not None and req.type in REMEMBERED:
-            reply, new = self.server.recent.begin(self.player.id, req.data)
+            reply, new = await self.server.recent.start(self.player.id, req.data)
             if not new:  # a retry: the first reply again, nothing run twice
                 try:
                     self.send(await asyncio.wait_for(asyncio.shield(reply), RETRY_WAIT_SECONDS))
@@ -322,9 +316,9 @@ class Connection:
             await self._seen(player)
         else:
             new_players = self.server.new_players
-            if self.address is not None and not new_players.take(self.address):
+            wait = 0 if self.address is None else await new_players.try_take(self.address)
+            if wait:
                 self.server.counters.refused("new_player_rate_limited")
-                wait = new_players.wait_seconds(self.address)
                 raise ProtocolError(
                     "new_player_rate_limited",
                     f"too many new players from your address; the next one in {wait} s",

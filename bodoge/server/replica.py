@@ -52,7 +52,7 @@ from bodoge.server.render import Step
 from bodoge.server.seating import Seating
 from bodoge.server.settings import settings_from_json
 from bodoge.server.table import LiveTable, Reply
-from bodoge.store import SeatRecord, StoreUnavailable, TableBundle
+from bodoge.store import SeatRecord, StoreUnavailable, TableBundle, TableRecord
 
 if TYPE_CHECKING:
     from bodoge.cluster.service import ClusterService
@@ -472,6 +472,7 @@ class Replicas:
         self.ops: dict[str, Callable[[dict[str, JSON]], Awaitable[JSON]]] = {}
 
     async def start(self) -> None:
+        self.ops["create"] = self._run_create
         self.bus.serve(self._serve)
         self.bus.add_reconnect_hook(self._reconnected)
         self.tables.spawn(self._forget_dead_processes())
@@ -734,6 +735,75 @@ class Replicas:
             # The owner is gone (or Redis is): wait a little for the takeover, look again.
             await asyncio.sleep(0.25)
             owner = None
+
+    # --- new tables spread over the processes ------------------------------------------------
+
+    async def create_on(
+        self, process: str, record: TableRecord, seats: list[SeatRecord], player: Player
+    ) -> bool:
+        """Have ``process`` store and run a new table; False if it is gone (make it here).
+
+        Other failures (its store refused, no answer in time) are the creation's.
+        """
+        call: dict[str, JSON] = {
+            "op": "create",
+            "record": {
+                "id": record.id,
+                "game": record.game,
+                "options": record.options,  # type: ignore[dict-item]
+                "settings": record.settings,  # type: ignore[dict-item]
+                "seed": record.seed,
+                "host": record.host,
+                "created_at": record.created_at,
+            },
+            "seats": [[s.seat, s.kind, s.player, s.level, s.left] for s in seats],  # type: ignore[dict-item]
+            "player": player.id,
+            "name": player.name,
+        }
+        loads = self.cluster.ownership.loads
+        try:
+            answer = await self.bus.request(process, call)
+        except NoReply as silence:
+            if silence.reason == "nobody listens":
+                loads.pop(process, None)
+                return False
+            raise ProtocolError(
+                "table_unavailable", "the server process making the table did not answer"
+            ) from None
+        except RemoteError as refusal:
+            error = refusal.error if isinstance(refusal.error, dict) else {}
+            code = str(error.get("code", "internal_error"))
+            message = str(error.get("message", "refused"))
+            if code in _PROTOCOL_CODES:
+                raise ProtocolError(code, message) from None
+            raise RefusedThere(code, message) from None
+        except BusError:
+            return False  # Redis away: nobody else can be asked, so here
+        load = answer.get("load") if isinstance(answer, dict) else None
+        loads[process] = load if isinstance(load, int) else loads.get(process, 0) + 1
+        return True
+
+    async def _run_create(self, call: dict[str, JSON]) -> JSON:
+        raw = call.get("record")
+        rows = call.get("seats")
+        if not isinstance(raw, dict) or not isinstance(rows, list):
+            raise Refused({"code": "bad_message", "message": "no table"})
+        record = TableRecord(
+            id=str(raw["id"]),
+            game=str(raw["game"]),
+            options=raw["options"],  # type: ignore[arg-type]
+            settings=raw["settings"],  # type: ignore[arg-type]
+            seed=int(raw["seed"]),  # type: ignore[arg-type]
+            status="waiting",
+            host=str(raw["host"]),
+            created_at=int(raw["created_at"]),  # type: ignore[arg-type]
+        )
+        if record.game not in self.tables.games:
+            raise Refused({"code": "unknown_game", "message": f"no game {record.game[:40]!r}"})
+        seats = [SeatRecord(*row) for row in rows]  # type: ignore[misc]
+        player = self.tables.known(str(call.get("player")), str(call.get("name")))
+        await self.tables.start_new(record, seats, player)
+        return {"table": record.id, "load": len(self.cluster.ownership.held)}
 
     # --- the owner's end ------------------------------------------------------------------------
 

@@ -55,7 +55,9 @@ class Server:
         self._stopped = False
         self.counters = Counters()
         #: New players each client address may make an hour.
-        self.new_players = Buckets(config.quotas.new_players_per_hour)
+        self.new_players = Buckets(config.quotas.new_players_per_hour, name="new_players")
+        #: Uploads (of a custom deck) each client address may make an hour.
+        self.uploads = Buckets(config.quotas.uploads_per_hour, name="uploads")
         #: This process's name in ``/healthz``, ``/metrics`` and (in a cluster) the lease.
         self.process = new_process_id()
         counters = self.counters
@@ -166,6 +168,12 @@ class Server:
         await self.cluster.start()
         self.cluster.on_renamed = self._renamed_elsewhere
         self.store.fence = self.cluster.fence
+        # Rates and retried requests are the cluster's: a visitor may land on any process.
+        shared = self.cluster.shared
+        rates = (self.new_players, self.uploads, self.tables.created)
+        for buckets in (*rates, self.accounts.by_address, self.accounts.by_account):
+            buckets.share(shared)
+        self.recent.share(shared, self.process, self.cluster.alive)
 
     async def _cluster_lobby(self, replicas: Replicas) -> None:
         """Every process's lobby lists every open table of the cluster (see ``lobby.py``)."""

@@ -77,7 +77,7 @@ class Tables:
         self._tasks: set[asyncio.Task[Any]] = set()
         #: Tables each player may create an hour, and the tables being created right now
         #: (counted with the waiting ones a player hosts, so two tabs cannot both pass).
-        self._created = Buckets(config.quotas.tables_per_hour)
+        self.created = Buckets(config.quotas.tables_per_hour, name="tables")
         #: Told the id of each rated table whose game ended (the server's ratings).
         self.on_rated_end: Callable[[str], None] | None = None
         self._creating: Counter[str] = Counter()
@@ -295,8 +295,8 @@ class Tables:
             raise BadOptions(f"{game.id} is for {game.min_seats}-{game.max_seats} players")
         settings = parse_settings(raw_settings, game)
         bots = _bot_list(raw_bots, count, game)
-        table = await self._open_new(player, game, options, settings, 0, bots)
-        reply({"type": "ack", "table": table.id})
+        table_id = await self._open_new(player, game, options, settings, 0, bots)
+        reply({"type": "ack", "table": table_id})
 
     async def rematch(self, table: LiveTable, player_id: str, seat: Seat) -> str:
         player = self.player(player_id)
@@ -306,8 +306,7 @@ class Tables:
         # took over from a player who left is free.
         kept = [s for s in table.seats if s.kind == "bot" and not s.left]
         bots = [(s.seat, s.level) for s in kept if s.level is not None]
-        new = await self._open_new(player, table.game, table.options, table.settings, seat, bots)
-        return new.id
+        return await self._open_new(player, table.game, table.options, table.settings, seat, bots)
 
     async def _open_new(
         self,
@@ -317,10 +316,12 @@ class Tables:
         settings: TableSettings,
         seat: Seat,
         bots: Sequence[tuple[Seat, str]],
-    ) -> LiveTable:
-        """A new waiting table, the player in ``seat`` and hosting it, within their quotas."""
+    ) -> str:
+        """A new waiting table, the player in ``seat`` and hosting it, within their quotas:
+        its id. In a cluster another process may run it (:meth:`_placement`)."""
         cap = self.config.quotas.waiting_tables_per_player
-        if cap and self.hosted_waiting(player.id) + self._creating[player.id] >= cap:
+        hosted = await self._hosted_waiting(player.id) if cap else 0
+        if cap and hosted + self._creating[player.id] >= cap:
             self.counters.refused("too_many_tables")
             raise ProtocolError(
                 "too_many_tables", f"you host {cap} waiting tables: start or leave one first"
@@ -339,34 +340,72 @@ class Tables:
             host=player.id,
             created_at=now_ms(),
         )
-        if not self._created.take(player.id):
-            self.counters.refused("table_rate_limited")
-            wait = self._created.wait_seconds(player.id)
-            raise ProtocolError(
-                "table_rate_limited", f"too many new tables; the next one in {wait} s"
-            )
         self._creating[player.id] += 1
         try:
-            await self._insert(record, seats)
-        except BaseException:
-            self._created.give_back(player.id)
-            raise
+            wait = await self.created.try_take(player.id)
+            if wait:
+                self.counters.refused("table_rate_limited")
+                raise ProtocolError(
+                    "table_rate_limited", f"too many new tables; the next one in {wait} s"
+                )
+            try:
+                await self._place(record, seats, player)
+            except BaseException:
+                self.created.give_back(player.id)
+                raise
         finally:
             self._creating[player.id] -= 1
             if self._creating[player.id] <= 0:
                 del self._creating[player.id]
+        return record.id
+
+    async def _hosted_waiting(self, player_id: str) -> int:
+        """The waiting tables a player hosts: all in memory here, or (cluster) in the store."""
+        if self.cluster is None:
+            return self.hosted_waiting(player_id)
+        return await self.store.waiting_tables_hosted(player_id)
+
+    async def _place(self, record: TableRecord, seats: list[SeatRecord], player: Player) -> None:
+        """Run the new table here, or (cluster) on the process :meth:`_placement` picks."""
+        target = self._placement()
+        replicas = self.replicas
+        if target is not None and replicas is not None:
+            placed = await replicas.create_on(target, record, seats, player)
+            if placed:
+                return
+        await self.start_new(record, seats, player)
+
+    def _placement(self) -> str | None:
+        """Cluster: the process a new table should run on, if not this one.
+
+        The process with the fewest tables (as the lease rows said at the last orphan scan,
+        plus what this process sent each since), when it has fewer than this one: so a
+        cluster stays even whatever the load balancer does with the hosts' connections.
+        """
+        if self.cluster is None:
+            return None
+        ownership = self.cluster.ownership
+        mine = len(ownership.held)
+        loads = {p: n for p, n in ownership.loads.items() if p != self.cluster.process}
+        if not loads:
+            return None
+        target = min(loads, key=lambda p: (loads[p], p))
+        return target if loads[target] < mine else None
+
+    async def start_new(self, record: TableRecord, seats: list[SeatRecord], player: Player) -> None:
+        """Store a new table and run it here (this process picked, or was picked)."""
+        await self._insert(record, seats)
         named = named_sets(record.options)
         if named:  # an uploaded deck a table names is kept (bodoge/server/housekeeping.py)
             try:
                 await self.store.use_picture_sets(named, record.created_at)
             except Exception:  # the sweep notes it too, while the table is open
                 log.warning("table %s: noting the decks it uses failed", record.id, exc_info=True)
-        table = LiveTable(self, game, record, seats)
+        table = LiveTable(self, self.games[record.game], record, seats)
         table.people[player.id] = player
         self.live[table.id] = table
         table.start()
         self.lobby.changed(table)
-        return table
 
     async def _insert(self, record: TableRecord, seats: list[SeatRecord]) -> None:
         """Store a new table; in a cluster, claim it too (its insert passes the fence)."""

@@ -182,6 +182,10 @@ class Store(ABC):
         """The running tables nobody has watched since before ``before``."""
 
     @abstractmethod
+    async def waiting_tables_hosted(self, player_id: str) -> int:
+        """How many waiting tables ``player_id`` hosts (a cluster's processes together)."""
+
+    @abstractmethod
     async def end_table(self, table_id: str, at: int, result: Mapping[str, object]) -> None:
         """Finish a running table without a move (an abandoned game), stopping its timers."""
 

@@ -87,6 +87,8 @@ cluster_processes = sa.Table(
     sa.Column("address", sa.Text, nullable=False),
     sa.Column("started_at", sa.BigInteger, nullable=False),
     sa.Column("expires_at", sa.BigInteger, nullable=False),
+    # The tables the process held at its last renewal: where new tables go (cluster).
+    sa.Column("tables", sa.Integer, nullable=True),
 )
 
 seats = sa.Table(

@@ -1036,6 +1036,12 @@ class SqlStore(Store):
             )
             return [row.id for row in rows]
 
+    async def waiting_tables_hosted(self, player_id: str) -> int:
+        t = schema.tables.c
+        query = sa.select(sa.func.count()).where(t.host == player_id, t.status == "waiting")
+        async with self.engine.connect() as conn:
+            return int((await conn.execute(query)).scalar_one())
+
     async def end_table(self, table_id: str, at: int, result: Mapping[str, object]) -> None:
         await self._write(
             _Write(("table", table_id), [(_FINISH_TABLE, (at, dict(result), table_id))])
