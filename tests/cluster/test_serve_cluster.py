@@ -7,9 +7,11 @@ event loop stand for two processes; connections are driven frame by frame (``Tab
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -20,7 +22,7 @@ from starlette.applications import Starlette
 
 from bodoge.cluster.namespace import Namespace
 from bodoge.server.api import api_routes
-from bodoge.server.config import ServerConfig
+from bodoge.server.config import Quotas, ServerConfig
 from bodoge.server.metrics import health
 from bodoge.server.replica import Replica
 from bodoge.server.service import Server
@@ -594,3 +596,106 @@ async def test_play_resumes_by_itself_after_postgresql_restarts(
         assert table in server.tables.live
     finally:
         await server.stop()
+
+
+# --- what the processes count and remember together -----------------------------------------
+
+
+async def _frame(tab: Tab, request_id: int, **fields: Any) -> dict[str, Any]:
+    """Send a request with the given id (a retry is the same frame again); its reply."""
+    before = len(tab.transport.sent)
+    await tab.conn.receive(json.dumps({"id": request_id, **fields}))
+
+    async def answered() -> bool:
+        return any(m.get("id") == request_id for m in tab.transport.sent[before:])
+
+    await _until(answered)
+    return next(m for m in tab.transport.sent[before:] if m.get("id") == request_id)
+
+
+async def test_a_request_retried_on_another_process_gets_the_first_reply(
+    make_node: Make,
+) -> None:
+    """A client reconnects through the load balancer to another process and sends its
+    unacknowledged requests again: they are answered, not run twice."""
+    a, b = await make_node(), await make_node()
+    host, guest = await _players(a, 2)
+    table = await _relay([host, guest])
+    again = Tab(b)  # the host's new connection lands on b
+    await again.ok("hello", token=host.token)
+    say = {"type": "move", "table": table, "move": {"type": "say", "word": "ringo"}}
+    first = await _frame(host, 40, **say)
+    assert first["type"] == "ack" and first["n"] == 1
+    retried = await _frame(again, 40, **say)
+    assert retried == first
+    chat = {"type": "chat", "table": table, "text": "once"}
+    line = await _frame(host, 41, **chat)
+    assert await _frame(again, 41, **chat) == line
+    assert await _moves(a, table) == [1]
+    bundle = await b.store.load_table(table)
+    assert bundle is not None and [c.text for c in bundle.chat] == ["once"]
+    # The same id with other fields is another request (a client that numbered anew).
+    other = await _frame(again, 41, type="chat", table=table, text="twice")
+    assert other["type"] == "ack" and other["line"] == 2
+    # A request whose process died before it replied is run again where it is retried.
+    text = {"type": "chat", "table": table, "text": "orphan", "id": 42}
+    note = {"request": json.dumps(text, sort_keys=True, separators=(",", ":")), "process": "gone"}
+    await b.cluster.shared.write(host.player["id"], "42", note, 60)
+    orphan = await _frame(again, 42, type="chat", table=table, text="orphan")
+    assert orphan["type"] == "ack" and orphan["line"] == 3
+
+
+def _visitor(server: Server, address: str) -> Tab:
+    """A tab from a client address (counted against the rates per address)."""
+    tab = Tab(server)
+    tab.conn = server.connect(tab.transport, address)
+    tab.conn.start()
+    return tab
+
+
+async def test_rates_and_caps_are_the_clusters(make_node: Make) -> None:
+    """A visitor on several processes gets the rates and caps of one, not one per process."""
+    quotas = Quotas(new_players_per_hour=2, tables_per_hour=2, waiting_tables_per_player=1)
+    a, b = await make_node(quotas=quotas), await make_node(quotas=quotas)
+    first, second, third = (_visitor(s, "192.0.2.7") for s in (a, b, b))
+    ann = await first.ok("hello", name="ann")
+    await second.ok("hello", name="bob")
+    refused = await third.request("hello", name="cid")
+    assert refused["type"] == "error" and refused["code"] == "new_player_rate_limited", refused
+    # Ann's waiting table, made on a, counts on b; so do the tables she made an hour.
+    ann_on_b = _visitor(b, "198.51.100.1")
+    ann_on_b._ids = itertools.count(100)  # not a retry of her requests on a (ids 1, 2, …)
+    await ann_on_b.ok("hello", token=ann["token"])
+    table = (await first.ok("table.create", game="relay", options={"players": 2}))["table"]
+    capped = await ann_on_b.request("table.create", game="relay", options={"players": 2})
+    assert capped["type"] == "error" and capped["code"] == "too_many_tables", capped
+    await first.ok("table.leave", table=table)  # the last person left: deleted
+    second_table = await ann_on_b.ok("table.create", game="relay", options={"players": 2})
+    await ann_on_b.ok("table.leave", table=second_table["table"])
+    limited = await first.request("table.create", game="relay", options={"players": 2})
+    assert limited["type"] == "error" and limited["code"] == "table_rate_limited", limited
+
+
+async def test_new_tables_are_spread_over_the_processes(make_node: Make) -> None:
+    """Every host on one process (the load balancer's doing): their tables still spread."""
+    a, b = await make_node(), await make_node()
+
+    async def a_knows_b() -> bool:
+        return b.process in a.cluster.ownership.loads
+
+    await _until(a_knows_b)
+    hosts = await _players(a, 6)
+    tables = [
+        (await host.ok("table.create", game="relay", options={"players": 2}))["table"]
+        for host in hosts
+    ]
+    owners = Counter([(await _owner(a, table))[0] for table in tables])
+    assert owners[a.process] >= 2 and owners[b.process] >= 2, owners
+    # Each is played from a, wherever it runs.
+    guests = await _players(a, 6)
+    for host, guest, table in zip(hosts, guests, tables, strict=True):
+        await guest.ok("table.join", table=table)
+        for tab in (host, guest):
+            await tab.ok("table.open", table=table)
+        await host.ok("table.start", table=table)
+        assert (await host.ok("move", table=table, move={"type": "say", "word": "a"}))["n"] == 1
