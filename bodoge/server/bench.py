@@ -36,9 +36,11 @@ prints the figures side by side.
 
 ``--kill-owner-after S`` kills (SIGKILL) the process owning the most live tables S seconds
 into the window. Its clients reconnect through nginx with their token and reopen their table
-from their last event, as the browser does; the bench prints the **takeover time** — from the
-kill to the first move acknowledged on each table the victim owned, median and max — and the
-errors the clients saw, by kind.
+from their last event, as the browser does; the bench prints the **claim time** — from the
+kill to each of the victim's tables being claimed by a new owner (its ``tables.owner`` row,
+polled every 20 ms), beside what the victim's lease had left at the kill — the **takeover
+time** — from the kill to the first move acknowledged on each table the victim owned, median
+and max — and the errors the clients saw, by kind.
 
 ``--checkout PATH`` runs the server from another source tree (a git worktree of
 an older commit, say); ``--ab OLD_PATH`` runs old, new, old, new (``--rounds``)
@@ -141,8 +143,8 @@ def register_bench(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="SECONDS",
         help="with --cluster N (N >= 2): SIGKILL the process owning the most live tables this "
-        "many seconds into the measured window; print the takeover time and the acknowledged "
-        "moves lost",
+        "many seconds into the measured window; print the claim and takeover times and the "
+        "acknowledged moves lost",
     )
     parser.add_argument(
         "--cluster-pg",
@@ -451,7 +453,9 @@ class TableRun:
 
     async def _move(self, index: int, n: int, move: dict[str, JSON]) -> None:
         await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
-        if self.stop:
+        if self.stop or self.known[index].n != n:
+            # The table moved on while thinking (catching up after a reconnection: the
+            # frames that follow may hold this seat's own move, committed before the cut).
             return
         table = self.table
         self.sent[n + 1] = time.perf_counter()
@@ -719,23 +723,48 @@ class Kill:
     tables: frozenset[str]
     #: Seconds the run went on after the kill.
     left: float = 0.0
+    #: Seconds the victim's lease had left at the kill (by the database's clock).
+    lease_left: float | None = None
+    #: The kill's wall-clock time (``time.time()``), to compare with the moves' ``at``.
+    wall: float = 0.0
+    #: Seconds from the kill to each table's claim by a new owner (its row in the database
+    #: naming another process, polled every :data:`CLAIM_POLL` s); unclaimed ones missing.
+    claims: dict[str, float] = field(default_factory=dict, compare=False)
 
 
-def takeover_times(kill: Kill, acked: list[tuple[str, int, int, float]]) -> dict[str, float]:
+#: Seconds between two looks at the victim's tables' owners after a kill.
+CLAIM_POLL = 0.02
+
+
+def takeover_times(
+    kill: Kill,
+    acked: list[tuple[str, int, int, float]],
+    committed: dict[tuple[str, int], int] | None = None,
+) -> dict[str, float]:
     """Seconds from the kill to the first move acknowledged on each table the victim owned.
 
-    A table that never moved again is not in the answer. The time includes the clients'
-    coming back through the load balancer and one think time.
+    Only moves committed after the kill count (``committed``: each move's ``at``, in ms, as
+    the database has it): the reply to a move the victim committed just before it died may
+    reach its client later (its process waits up to 2 s to show the move first). A table
+    that never moved again is not in the answer. The time includes the clients' coming back
+    through the load balancer and one think time.
 
-    >>> kill = Kill(7, 100.0, frozenset({"t1", "t2", "t3"}))
-    >>> takeover_times(kill, [("t1", 5, 0, 99.0), ("t1", 6, 1, 102.5), ("t1", 7, 0, 103.0),
-    ...                       ("t2", 3, 2, 101.0), ("t9", 1, 0, 100.5)])
+    >>> kill = Kill(7, 100.0, frozenset({"t1", "t2", "t3"}), wall=1000.0)
+    >>> acked = [("t1", 5, 0, 99.0), ("t1", 6, 1, 102.5), ("t1", 7, 0, 103.0),
+    ...          ("t2", 3, 2, 101.0), ("t9", 1, 0, 100.5)]
+    >>> takeover_times(kill, acked)
     {'t1': 2.5, 't2': 1.0}
+    >>> committed = {("t1", 6): 999_900, ("t1", 7): 1_002_000, ("t2", 3): 1_000_500}
+    >>> takeover_times(kill, acked, committed)
+    {'t1': 3.0, 't2': 1.0}
     """
     first: dict[str, float] = {}
-    for table, _n, _seat, when in acked:
-        if table in kill.tables and when > kill.at:
-            first[table] = min(first.get(table, when), when)
+    for table, n, _seat, when in acked:
+        if table not in kill.tables or when <= kill.at:
+            continue
+        if committed is not None and committed.get((table, n), 0) <= kill.wall * 1000:
+            continue
+        first[table] = min(first.get(table, when), when)
     return {table: when - kill.at for table, when in sorted(first.items())}
 
 
@@ -765,6 +794,8 @@ class Outcome:
     killed: Kill | None = None
     #: Acknowledged moves not in the database at the end (``None``: not checked).
     lost: list[tuple[str, int, int]] | None = None
+    #: When each stored move was committed (``at``, ms), by table and number (a cluster).
+    committed: dict[tuple[str, int], int] | None = None
 
     @property
     def moves(self) -> int:
@@ -811,7 +842,8 @@ def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
         outcome = _play(args, clients, urls, [server.pid for server in servers], nginx)
         if database is not None:
             acked = [a for s in outcome.stats for a in s.acked]
-            outcome.lost = _lost_moves(_sqlalchemy_url(args.cluster_pg, database), acked)
+            url = _sqlalchemy_url(args.cluster_pg, database)
+            outcome.lost, outcome.committed = _lost_moves(url, acked)
         return outcome
     finally:
         if nginx is not None:
@@ -873,67 +905,101 @@ def _start_nginx(
     return process, f"ws://127.0.0.1:{port}/ws"
 
 
-def _owners(url: str) -> dict[str, list[str]]:
-    """The live (playing) tables of each owner process, from the database at ``url``."""
+def _lost_moves(
+    url: str, acked: list[tuple[str, int, int, float]]
+) -> tuple[list[tuple[str, int, int]], dict[tuple[str, int], int]]:
+    """The acknowledged moves that the database's history does not hold (by table, n and
+    seat), and when each stored move was committed (by table and n)."""
     import sqlalchemy as sa
     from sqlalchemy.ext.asyncio import create_async_engine
 
-    async def read() -> dict[str, list[str]]:
+    async def read() -> list[tuple[str, int, int | None, int]]:
         engine = create_async_engine(url)
         try:
             async with engine.connect() as conn:
-                rows = await conn.execute(
-                    sa.text(
-                        "SELECT owner, id FROM tables"
-                        " WHERE owner IS NOT NULL AND status = 'playing'"
-                    )
-                )
-                found: dict[str, list[str]] = {}
-                for owner, table in rows:
-                    found.setdefault(str(owner), []).append(str(table))
-                return found
+                rows = await conn.execute(sa.text("SELECT table_id, n, seat, at FROM moves"))
+                return [(str(t), int(n), seat, int(at)) for t, n, seat, at in rows]
         finally:
             await engine.dispose()
 
-    return asyncio.run(read())
-
-
-def _lost_moves(url: str, acked: list[tuple[str, int, int, float]]) -> list[tuple[str, int, int]]:
-    """The acknowledged moves that the database's history does not hold (by table, n and seat)."""
-    import sqlalchemy as sa
-    from sqlalchemy.ext.asyncio import create_async_engine
-
-    async def read() -> set[tuple[str, int, int | None]]:
-        engine = create_async_engine(url)
-        try:
-            async with engine.connect() as conn:
-                rows = await conn.execute(sa.text("SELECT table_id, n, seat FROM moves"))
-                return {(str(t), int(n), seat) for t, n, seat in rows}
-        finally:
-            await engine.dispose()
-
-    kept = asyncio.run(read())
-    return sorted((t, n, seat) for t, n, seat, _ in acked if (t, n, seat) not in kept)
+    moves = asyncio.run(read())
+    kept = {(t, n, seat) for t, n, seat, _ in moves}
+    lost = sorted((t, n, seat) for t, n, seat, _ in acked if (t, n, seat) not in kept)
+    return lost, {(t, n): at for t, n, _, at in moves}
 
 
 def _kill_owner(args: argparse.Namespace, pids: list[int], left: float) -> Kill | None:
-    """SIGKILL the process owning the most live tables; ``None`` if none owns any."""
+    """SIGKILL the process owning the most live tables, then watch its tables being claimed
+    until the run ends; ``None`` if no process owns a live table."""
+    assert args.cluster_database is not None
+    url = _sqlalchemy_url(args.cluster_pg, args.cluster_database)
+    return asyncio.run(_kill_and_watch(url, pids, left))
+
+
+async def _kill_and_watch(url: str, pids: list[int], left: float) -> Kill | None:
     import signal
 
-    assert args.cluster_database is not None
-    owners = _owners(_sqlalchemy_url(args.cluster_pg, args.cluster_database))
-    # An owner's name is ``host-pid-random`` (bodoge/cluster/ownership.py).
-    by_pid: dict[int, list[str]] = {}
-    for owner, tables in owners.items():
-        with contextlib.suppress(ValueError, IndexError):
-            by_pid.setdefault(int(owner.split("-")[-2]), []).extend(tables)
-    candidates = [pid for pid in pids if by_pid.get(pid)]
-    if not candidates:
-        print("  (kill: no process owns a live table now; nothing killed)", flush=True)
-        return None
-    victim = max(candidates, key=lambda pid: len(by_pid[pid]))
-    os.kill(victim, signal.SIGKILL)
-    return Kill(victim, time.monotonic(), frozenset(by_pid[victim]), left)
+    import sqlalchemy as sa
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from bodoge.cluster.ownership import DB_NOW
+
+    engine = create_async_engine(url)
+    try:
+        async with engine.connect() as conn:
+            rows = await conn.execute(
+                sa.text(
+                    "SELECT owner, id FROM tables WHERE owner IS NOT NULL AND status = 'playing'"
+                )
+            )
+            owned: dict[str, list[str]] = {}
+            for owner, table in rows:
+                owned.setdefault(str(owner), []).append(str(table))
+        # An owner's name is ``host-pid-random`` (bodoge/cluster/ownership.py).
+        by_pid: dict[int, str] = {}
+        for owner in owned:
+            with contextlib.suppress(ValueError, IndexError):
+                by_pid[int(owner.split("-")[-2])] = owner
+        candidates = [pid for pid in pids if pid in by_pid]
+        if not candidates:
+            print("  (kill: no process owns a live table now; nothing killed)", flush=True)
+            return None
+        victim = max(candidates, key=lambda pid: len(owned[by_pid[pid]]))
+        name = by_pid[victim]
+        tables = frozenset(owned[name])
+        async with engine.connect() as conn:  # the lease as it stands right at the kill
+            ms_left = (
+                await conn.execute(
+                    sa.text(f"SELECT expires_at - {DB_NOW} FROM cluster_processes WHERE id = :p"),
+                    {"p": name},
+                )
+            ).scalar_one_or_none()
+            os.kill(victim, signal.SIGKILL)
+            at, wall = time.monotonic(), time.time()
+        claims: dict[str, float] = {}
+        query = sa.text("SELECT id, owner FROM tables WHERE id = ANY(:ids)")
+        async with engine.connect() as conn:
+            while time.monotonic() < at + left and len(claims) < len(tables):
+                result = await conn.execute(query, {"ids": sorted(tables - claims.keys())})
+                now = time.monotonic()
+                for table, owner in result:
+                    if owner is not None and owner != name:
+                        claims[str(table)] = now - at
+                await conn.commit()
+                await asyncio.sleep(CLAIM_POLL)
+        remaining = max(0.0, at + left - time.monotonic())
+        await asyncio.sleep(remaining)
+        return Kill(
+            victim,
+            at,
+            tables,
+            left,
+            lease_left=None if ms_left is None else ms_left / 1000,
+            wall=wall,
+            claims=claims,
+        )
+    finally:
+        await engine.dispose()
 
 
 def _play(
@@ -985,10 +1051,12 @@ def _play(
             time.sleep(kill_after)
             # The victim's CPU time and memory so far count; it has none after.
             before = {pid: (_cpu_seconds(pid), _proc_status(pid, "VmHWM")) for pid in pids}
+            # Until the run ends: the kill, then the victim's tables being claimed.
             outcome.killed = _kill_owner(args, pids, args.duration - kill_after)
             if outcome.killed is not None:
                 cpu_dead, peak_dead = before[outcome.killed.pid]
-            time.sleep(args.duration - kill_after)
+            else:
+                time.sleep(args.duration - kill_after)
         else:
             time.sleep(args.duration)
         victim = outcome.killed.pid if outcome.killed is not None else 0
@@ -1170,7 +1238,7 @@ def _kill_lines(outcome: Outcome) -> list[str]:
     kill = outcome.killed
     if kill is not None:
         acked = [a for s in outcome.stats for a in s.acked]
-        moved = takeover_times(kill, acked)
+        moved = takeover_times(kill, acked, outcome.committed)
         times = sorted(moved.values())
         given_up = (kill.tables - moved.keys()) & {t for s in outcome.stats for t in s.abandoned}
         never = len(kill.tables - moved.keys() - given_up)
@@ -1180,9 +1248,25 @@ def _kill_lines(outcome: Outcome) -> list[str]:
             + (f", {never} never did in the {kill.left:g} s left" if never else "")
             + (f", {len(given_up)} given up by their clients (setting up)" if given_up else "")
         )
+        claims = sorted(kill.claims.values())
+        if claims:
+            unclaimed = len(kill.tables) - len(claims)
+            lines.append(
+                "claim time (kill → the table claimed by a new owner, its row polled every "
+                f"{CLAIM_POLL * 1000:g} ms): median {statistics.median(claims):.2f} s, "
+                f"max {claims[-1]:.2f} s"
+                + (
+                    f"; the lease had {kill.lease_left:.2f} s left at the kill, so the claim "
+                    f"came {claims[-1] - kill.lease_left:.2f} s after it ran out"
+                    if kill.lease_left is not None
+                    else ""
+                )
+                + (f"; {unclaimed} never claimed" if unclaimed else "")
+            )
         if times:
             lines.append(
-                "takeover time (kill → first move acknowledged on a table it owned): "
+                "takeover time (kill → first move committed after it acknowledged, on a "
+                "table it owned): "
                 f"median {statistics.median(times):.2f} s, max {times[-1]:.2f} s"
             )
     if outcome.lost is not None:
@@ -1280,7 +1364,7 @@ def size_table(rows: list[tuple[int, Outcome]]) -> list[str]:
     """The figures of runs on several cluster sizes, one line each."""
     lines = [
         "  N   moves/s   latency median / p99   CPU s/1000 moves   "
-        "takeover median / max   acked lost   errors"
+        "claim max   takeover median / max   acked lost   errors"
     ]
     for size, outcome in rows:
         latencies = [x for s in outcome.stats for x in s.latencies]
@@ -1289,15 +1373,18 @@ def size_table(rows: list[tuple[int, Outcome]]) -> list[str]:
             median, p99 = statistics.median(latencies), _percentile(latencies, 0.99)
             latency = f"{median * 1e3:6.1f} / {p99 * 1e3:.1f} ms"
         per_move = outcome.cpu_per_1000_moves
-        takeover = "-"
+        takeover, claim = "-", "-"
         if outcome.killed is not None:
+            claims = outcome.killed.claims.values()
+            claim = f"{max(claims):.2f} s" if claims else "none"
             acked = [a for s in outcome.stats for a in s.acked]
-            times = sorted(takeover_times(outcome.killed, acked).values())
+            times = sorted(takeover_times(outcome.killed, acked, outcome.committed).values())
             takeover = f"{statistics.median(times):.2f} / {times[-1]:.2f} s" if times else "none"
         lost = "-" if outcome.lost is None else str(len(outcome.lost))
         lines.append(
             f"{size:3d}   {outcome.moves / outcome.duration:7.1f}   {latency:>20}   "
-            f"{per_move if per_move is not None else float('nan'):16.2f}   {takeover:>21}   "
+            f"{per_move if per_move is not None else float('nan'):16.2f}   {claim:>9}   "
+            f"{takeover:>21}   "
             f"{lost:>10}   {sum(s.errors for s in outcome.stats):6d}"
         )
     return lines

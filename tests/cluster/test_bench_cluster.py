@@ -3,8 +3,8 @@
 The figures are the single server's, for all the processes together; through nginx (the
 default) the seats of one table land on different processes. ``--kill-owner-after`` kills
 the process that owns the most live tables with SIGKILL under load: its clients come back
-through nginx and resync, and the bench prints the takeover time and the acknowledged
-moves the database does not hold (there must be none).
+through nginx and resync, and the bench prints the claim time (bounded by the lease), the
+takeover time and the acknowledged moves the database does not hold (there must be none).
 """
 
 from __future__ import annotations
@@ -67,8 +67,18 @@ def test_an_owner_killed_under_load_behind_nginx_loses_no_acknowledged_move() ->
     assert owned >= 1 and moved >= 1, out
     assert moved + (int(given_up.group(1)) if given_up else 0) == owned, out
     assert "never did" not in out, out
+    claim = re.search(
+        r"claim time .*: median ([\d.]+) s, max ([\d.]+) s; the lease had ([\d.]+) s left at"
+        r" the kill, so the claim came (-?[\d.]+) s after it ran out",
+        out,
+    )
+    assert claim, out
+    # The lease bounds the claim: the others look right after it ran out.
+    assert float(claim.group(2)) <= float(claim.group(3)) + 1.0, out
+    assert 0 <= float(claim.group(4)) < 1.0, out
     takeover = re.search(r"takeover time .*: median ([\d.]+) s, max ([\d.]+) s", out)
     assert takeover, out
+    assert float(takeover.group(1)) >= float(claim.group(1)) - 0.1, out  # moves after the claim
     # The lease is 5 s at most; the rest is the clients coming back and a think time.
     assert 0 < float(takeover.group(1)) <= float(takeover.group(2)) < 8, out
     lost = re.search(r"acknowledged moves lost: (\d+) of (\d+)", out)

@@ -322,6 +322,10 @@ OLD_TABLES = (
     " started_at BIGINT, finished_at BIGINT, result JSON, deadlines JSON NOT NULL,"
     " clock_deadline BIGINT, unwatched_at BIGINT)"
 )
+OLD_PROCESSES = (
+    "CREATE TABLE cluster_processes (id TEXT PRIMARY KEY, address TEXT NOT NULL,"
+    " started_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)"
+)
 OLD_ROW = (
     "INSERT INTO tables VALUES ('t_old', 'tagiron', '{}', '{}', 1, 'playing', NULL, 1,"
     " NULL, NULL, NULL, '{}', NULL, NULL)"
@@ -340,6 +344,7 @@ async def test_a_store_from_before_cluster_mode_gains_the_ownership_columns(
         try:
             async with engine.begin() as conn:
                 await conn.execute(sa.text(OLD_TABLES))
+                await conn.execute(sa.text(OLD_PROCESSES))
                 await conn.execute(sa.text(OLD_ROW))
             store = SqlStore(url)
             if store_first:  # the store's own upgrade adds owner_epoch without its default
@@ -367,6 +372,10 @@ async def test_a_store_from_before_cluster_mode_gains_the_ownership_columns(
             new = TableRecord("t_new", "tagiron", {}, {}, 1, "waiting", None, 2)
             await store.create_table(new, [])  # the store's insert leaves the new columns be
             assert await member.claim("t_new") == 1
+            # The lease rows gained the count of tables each process holds.
+            await member.renew()
+            await member.scan()
+            assert member.loads == {"a": 2}
             await store.close()
         finally:
             await engine.dispose()
