@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from bodoge.cluster.ownership import (
+    DB_NOW,
     NeedsPostgres,
     Ownership,
     fenced,
@@ -302,6 +303,37 @@ async def test_the_loops_renew_and_take_over_a_dead_process_within_its_lease(
     took = time.monotonic() - died
     assert took < 2.0 + 1.0, took  # the lease, plus a scan's wait and work on a busy machine
     assert b.takeovers == 4
+
+
+async def test_a_dead_process_tables_are_claimed_as_its_lease_runs_out(
+    cluster: Cluster,
+) -> None:
+    """The claim follows the lease at once, however long the scan's period: a process
+    looks again right when a lease it saw is about to run out."""
+    tables = await cluster.tables(2)
+    taken = asyncio.Event()
+
+    async def on_orphans(claimed: dict[str, int]) -> None:
+        if set(claimed) == set(tables):
+            taken.set()
+
+    a = await cluster.process("a", run=True, lease=2.0)
+    # A scan period longer than the lease: only the look at the lease's end is in time.
+    b = await cluster.process("b", run=True, lease=2.0, scan_interval=4.0, on_orphans=on_orphans)
+    await a.claim_many(tables)
+    await asyncio.sleep(1.0)  # b has seen a's lease
+    await a.stop()  # a dies (kill -9: nothing more from it)
+    died = time.monotonic()
+    async with cluster.engine.connect() as conn:
+        left = (
+            await conn.execute(
+                sa.text(f"SELECT expires_at - {DB_NOW} FROM cluster_processes WHERE id = 'a'")
+            )
+        ).scalar_one() / 1000
+    await asyncio.wait_for(taken.wait(), 10)
+    late = time.monotonic() - died - left
+    assert late < 0.75, (late, left)  # the scan's wake-up (20 ms) and work on a busy machine
+    assert b.takeovers == 2
 
 
 async def test_cluster_mode_needs_postgresql(tmp_path: object) -> None:
