@@ -119,8 +119,9 @@ class RecentReplies:
         note: dict[str, JSON] = {"request": text, "process": self._process}
         try:
             reply = await self._noted(shared, player_id, request_id, note)
-        except ProtocolError:
-            self._entries.pop((player_id, request_id), None)
+        except ProtocolError as exc:
+            # Not answered here: a retry here asks the cluster again.
+            self.forget(player_id, request["id"], {"type": "error", "code": exc.code})
             raise
         except Exception as exc:  # Redis away: this process remembers alone meanwhile
             log.debug(
