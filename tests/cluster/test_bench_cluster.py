@@ -75,7 +75,7 @@ def test_an_owner_killed_under_load_behind_nginx_loses_no_acknowledged_move() ->
     assert claim, out
     # The lease bounds the claim: the others look right after it ran out.
     assert float(claim.group(2)) <= float(claim.group(3)) + 1.0, out
-    assert 0 <= float(claim.group(4)) < 1.0, out
+    assert 0 <= float(claim.group(4)) < 1.5, out  # a fraction of a second; more when starved
     takeover = re.search(r"takeover time .*: median ([\d.]+) s, max ([\d.]+) s", out)
     assert takeover, out
     assert float(takeover.group(1)) >= float(claim.group(1)) - 0.1, out  # moves after the claim
@@ -84,12 +84,14 @@ def test_an_owner_killed_under_load_behind_nginx_loses_no_acknowledged_move() ->
     lost = re.search(r"acknowledged moves lost: (\d+) of (\d+)", out)
     assert lost and lost.group(1) == "0" and int(lost.group(2)) > 50, out
     assert re.search(r"clients reconnected: [1-9]", out), out
-    # Only what a kill explains: requests cut with the connection, or no owner for a moment.
+    # Only what a kill explains: requests cut with the connection, no owner for a moment, or
+    # a move sent on a replica that had not yet shown the dead owner's last move.
     errors = re.search(r"errors seen by clients: \d+ \((.*)\)", out)
     if errors:
         for part in errors.group(1).split(", "):
             kind = part.rsplit(" ", 1)[0]
-            assert kind.endswith(("connection lost", "table_unavailable", "no reply in time")), out
+            explained = ("connection lost", "table_unavailable", "no reply in time", "not_your_turn")
+            assert kind.endswith(explained), out
     assert "Traceback" not in out, out
 
 

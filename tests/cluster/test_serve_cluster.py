@@ -248,7 +248,9 @@ async def test_settings_and_rematch_work_from_a_process_that_does_not_run_the_ta
     for tab in (other, host):
         await tab.wait(lambda m: m.get("type") == "table.seats" and m["rematch"] == rematch)
     # ... and confirmed on b: both steps (the finished table's link, the new table's seat)
-    # run where those tables run.
+    # run where those tables run. (The rematch runs on a or b, the less loaded: either way
+    # one of the two confirmations below joins it through the other process.)
+    assert (await _owner(a, rematch))[0] in {a.process, b.process}
     confirmed = await other.ok("table.rematch", table=table)
     assert confirmed == {**confirmed, "table": rematch, "seat": 2}
     again = await other.ok("table.rematch", table=table)  # twice: still the same seat
