@@ -348,17 +348,25 @@ class Ownership:
         async with self.engine.begin() as conn:
             rows = (await conn.execute(_CLAIM, {"me": self.process, "ids": ids})).all()
         claimed = {row[0]: int(row[1]) for row in rows}
-        self.held.update(claimed)
+        for table, epoch in claimed.items():
+            # Two claims of one table here (the orphan scan and a visitor loading it) may
+            # come back in either order: the later epoch is the database's.
+            if epoch > self.held.get(table, -1):
+                self.held[table] = epoch
         return claimed
 
-    async def release(self, table: str) -> bool:
+    async def release(self, table: str, epoch: int | None = None) -> bool:
         """Let go of ``table`` (it left memory): dormant until someone needs it.
 
-        Returns whether it was still held (False: another process had claimed it already).
+        With ``epoch``, only the claim of that epoch: a table claimed again since (loaded
+        again here before this release ran) stays held. Returns whether it was still held
+        (False: another process had claimed it already, or this one again).
         """
-        epoch = self.held.pop(table, None)
-        if epoch is None:
+        held = self.held.get(table)
+        if held is None or (epoch is not None and held != epoch):
             return False
+        self.held.pop(table)
+        epoch = held
         async with self.engine.begin() as conn:
             result = await conn.execute(
                 _RELEASE, {"table": table, "me": self.process, "epoch": epoch}

@@ -181,10 +181,12 @@ class ClusterService:
         """Claim those of ``table_ids`` no live process holds; the ones this process holds now."""
         return set(await self.ownership.claim_many(table_ids))
 
-    async def release(self, table_id: str) -> None:
-        """The table left memory: dormant until someone needs it (a failure is only logged)."""
+    async def release(self, table_id: str, epoch: int | None = None) -> None:
+        """The table left memory: dormant until someone needs it (a failure is only logged).
+
+        ``epoch``: the claim the table was run under (a later claim here is kept)."""
         try:
-            await self.ownership.release(table_id)
+            await self.ownership.release(table_id, epoch)
         except Exception as exc:  # it stays ours in the database; the next claim moves the epoch
             log.warning("process %s could not release %s: %s", self.process, table_id, exc)
 
@@ -200,6 +202,11 @@ class ClusterService:
         if lost:
             log.warning("process %s no longer owns %s", self.process, ", ".join(sorted(lost)))
             await self.ownership.forget(lost)
+        if refused and self.ownership.on_lost is not None:
+            # Run here but not held (released meanwhile): let them go, so that whoever needs
+            # one next claims it and loads it again, rather than every write failing.
+            log.warning("process %s does not hold %s", self.process, ", ".join(sorted(refused)))
+            await self.ownership.on_lost(refused)
         return refused | lost
 
     # --- health and metrics ----------------------------------------------------------------

@@ -102,8 +102,10 @@ class Tables:
     def forget(self, table: LiveTable) -> None:
         if self.live.get(table.id) is table:
             del self.live[table.id]
-            if self.cluster is not None:
-                self.spawn(self.cluster.release(table.id))
+            if self.cluster is not None:  # the claim it ran under, not one made since
+                epoch = self.cluster.ownership.held.get(table.id)
+                if epoch is not None:
+                    self.spawn(self.cluster.release(table.id, epoch))
 
     async def bot_move(
         self, game_id: str, level: str, view: Mapping[str, JSON], seat: Seat, seed: int

@@ -487,6 +487,38 @@ async def _true(value: bool) -> bool:
     return value
 
 
+async def test_a_late_release_keeps_a_table_loaded_again_meanwhile(
+    make_node: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table leaves memory and is loaded again before its release reached the database:
+    the release is of the old claim, and the table runs on under the new one."""
+    a = await make_node()
+    host, guest = await _players(a, 2)
+    table = await _relay([host, guest])
+    await host.ok("move", table=table, move={"type": "say", "word": "ringo"})
+    gate = asyncio.Event()
+    release = a.cluster.release
+
+    async def late_release(table_id: str, *epoch: int | None) -> None:
+        await gate.wait()
+        await release(table_id, *epoch)
+
+    monkeypatch.setattr(a.cluster, "release", late_release)
+    live = a.tables.live[table]
+    await live.call(live.let_go)  # out of memory (its tabs told to reconnect)
+    back = Tab(a)
+    await back.ok("hello", token=guest.token)
+    await back.ok("move", table=table, move={"type": "vote", "ok": True})  # loaded again
+    owner, epoch = await _owner(a, table)
+    assert owner == a.process and epoch == 2
+    gate.set()
+    await asyncio.sleep(0.3)  # the late release ran
+    assert await _owner(a, table) == (a.process, 2)
+    assert a.cluster.ownership.held.get(table) == 2
+    said = await back.ok("move", table=table, move={"type": "say", "word": "gorilla"})
+    assert said["n"] == 3
+
+
 async def test_a_leaving_process_hands_its_tables_over_at_once(make_node: Make) -> None:
     a, b = await make_node(lease_seconds=30.0), await make_node(lease_seconds=30.0)
     tabs = await _players(a, 2)
