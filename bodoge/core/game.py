@@ -12,7 +12,9 @@ runner and the command line only ever talk to a game through :class:`Game`.
 * ``view(state, seat)`` is what one seat (or a spectator, ``seat=None``) may
   see, as JSON-ready data; ``observe(event, seat)`` likewise for one event;
 * ``result(state)`` is ``None`` while the game runs, then a :class:`Result`
-  whose ``reason`` is one of :class:`EndReason`.
+  whose ``reason`` is one of :class:`EndReason`;
+* ``statistics(state, seat)`` counts what one seat did in a game (words
+  played, questions asked), which profiles add up as its ``stat_fields`` say.
 
 Seats are numbered from 0.  A move with ``seat=None`` comes from the table
 itself (a clock running out), never from a player.
@@ -153,6 +155,46 @@ class OptionField:
         return data
 
 
+@dataclass(frozen=True)
+class StatField:
+    """One per-game statistic a profile shows, made from the counts of
+    :meth:`Game.statistics` added up over a player's games.
+
+    ``kind`` says how:
+
+    * ``"count"`` — the sum of the count ``key``;
+    * ``"mean"`` — the sum of the count ``of[0]`` over the sum of ``of[1]`` (questions
+      asked before a right declaration, per right declaration);
+    * ``"share"`` — the same ratio, shown as a percentage (words accepted of those played).
+
+    ``label`` is the key of its label in the front-end's strings, as for :class:`OptionField`.
+
+    >>> StatField("acceptance", "share", "il.stat.acceptance", ("accepted", "played")).to_json()
+    {'key': 'acceptance', 'kind': 'share', 'label': 'il.stat.acceptance'}
+    >>> StatField("played", "count", "il.stat.played").value({"played": 7})
+    7
+    >>> StatField("rate", "share", "x", ("a", "b")).value({"a": 1, "b": 4})
+    0.25
+    >>> StatField("rate", "mean", "x", ("a", "b")).value({"a": 0, "b": 0}) is None
+    True
+    """
+
+    key: str
+    kind: Literal["count", "mean", "share"]
+    label: str
+    of: tuple[str, str] | None = None
+
+    def value(self, counts: Mapping[str, int]) -> int | float | None:
+        """What this field shows for these summed counts (``None``: nothing to divide)."""
+        if self.of is None:
+            return counts.get(self.key, 0)
+        part, whole = (counts.get(k, 0) for k in self.of)
+        return part / whole if whole else None
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"key": self.key, "kind": self.kind, "label": self.label}
+
+
 class Bot(ABC, Generic[M]):
     """A computer player.  It sees exactly what a person in that seat sees: the seat's view."""
 
@@ -178,6 +220,9 @@ class Game(ABC, Generic[S, M, Opts]):
     )
     #: Whether :meth:`assist` answers: the table then has an ``assistant`` setting.
     has_assistant: ClassVar[bool] = False
+    #: What a profile shows of a player's games of this, in order, made from the counts
+    #: of :meth:`statistics`; none (the default): only games and wins.
+    stat_fields: ClassVar[Sequence[StatField]] = ()
 
     @abstractmethod
     def options(self, raw: Mapping[str, JSON] | None = None) -> Opts:
@@ -279,6 +324,12 @@ class Game(ABC, Generic[S, M, Opts]):
         """An optional review of a finished game, from its history as a spectator gets it
         (``GET /api/tables/{id}/history``); ``None``: this game has none."""
         return None
+
+    def statistics(self, state: S, seat: Seat) -> dict[str, int]:
+        """What ``seat`` did in the game that ended in ``state``, as counts that add up over
+        games (``stat_fields`` says what a profile makes of them).  Only what every seat
+        may know after the game: a profile is public.  The default: nothing."""
+        return {}
 
     def bot(self, level: str) -> Bot[M]:
         """A bot of the given level; raises ``BadOptions`` for an unknown level."""

@@ -1,5 +1,6 @@
 """What the server removes by itself, now and then: guests who left no trace, and
-uploaded decks no table uses; and the rated games whose ratings are still to count.
+uploaded decks no table uses; the rated games whose ratings are still to count; and
+the statistics of games that finished before statistics were kept (replayed once).
 
 Every ``hello`` without a token makes a player, kept in the store so that the
 token works next time.  Most never sit down.  A *guest* — a player with no seat
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from bodoge.server.pictures import named_sets
 from bodoge.server.protocol import now_ms
+from bodoge.server.statistics import fill_statistics
 
 if TYPE_CHECKING:
     from bodoge.server.service import Server
@@ -83,11 +85,12 @@ async def settle_ratings(server: Server) -> int:
 
 
 async def clean_up(server: Server) -> None:
-    """Remove idle guests and unused decks, and count rated games left pending, at the
-    start and every ``cleanup_seconds`` while the server runs."""
+    """Remove idle guests and unused decks, count rated games left pending and fill in
+    the statistics of older games, at the start and every ``cleanup_seconds`` while the
+    server runs."""
     while True:
         # Decks first: a guest who uploaded is no guest until their decks are gone.
-        for job in (settle_ratings, remove_unused_decks, remove_idle_guests):
+        for job in (settle_ratings, fill_statistics, remove_unused_decks, remove_idle_guests):
             try:
                 removed = await job(server)
                 if removed:

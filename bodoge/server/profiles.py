@@ -11,6 +11,7 @@ nothing about running or waiting tables.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -18,10 +19,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from bodoge.core.game import Game
 from bodoge.core.values import JSON
 from bodoge.server.api import played_game
 from bodoge.server.assets import error, picture_headers
 from bodoge.server.ratings import ANCHOR, Rating, anchor_level, bot_key, shown
+from bodoge.server.statistics import add_up, figures
 from bodoge.store import RatingRecord, TableBundle
 
 if TYPE_CHECKING:
@@ -64,27 +67,38 @@ async def profile(server: Server, request: Request) -> Response:
             "player": {"id": found.id, "name": found.name},
             "account": account is not None,
             "ratings": [rating_json(r) for r in ratings],
-            "stats": stats(bundles, player_id),
+            "stats": stats(bundles, player_id, server.games),
             "games": [played_game(b, player_id) for b in bundles[:RECENT_GAMES]],
         }
     )
 
 
-def stats(bundles: list[TableBundle], player_id: str) -> list[dict[str, JSON]]:
+def stats(
+    bundles: list[TableBundle], player_id: str, games: Mapping[str, Game] | None = None
+) -> list[dict[str, JSON]]:
     """Per game: games finished, wins (first place, shared or not), places, games left
-    before the end (a bot finished them), and rated games.
+    before the end (a bot finished them), rated games, and the game's own figures
+    (``Game.stat_fields``) from the seat's counts in the ``counted`` games that have them.
 
+    >>> from bodoge.games.illustori.game import IllustoriGame
     >>> from bodoge.store import SeatRecord, TableRecord
-    >>> def played(places, rated=False):
+    >>> def played(places, rated=False, counts=None):
     ...     seats = (SeatRecord(0, "human", "p_a"), SeatRecord(1, "bot", level="easy"))
     ...     settings = {"rated": rated}
-    ...     record = TableRecord("t_1", "tagiron", {}, settings, 1, "finished", None, 0,
-    ...                          result={"places": places})
+    ...     record = TableRecord("t_1", "illustori", {}, settings, 1, "finished", None, 0,
+    ...                          result={"places": places}, statistics=counts)
     ...     return TableBundle(record, seats, (), (), 0, {})
-    >>> stats([played([1, 2], True), played([2, 1]), played([1, 1])], "p_a")
-    [{'game': 'tagiron', 'games': 3, 'wins': 2, 'places': {'1': 2, '2': 1}, 'left': 0, 'rated': 1}]
+    >>> counts = [{"played": 4, "accepted": 3}, {"played": 9, "accepted": 9}]
+    >>> row, = stats([played([1, 2], True, counts), played([2, 1]), played([1, 1], False,
+    ...               counts)], "p_a", {"illustori": IllustoriGame()})
+    >>> {k: v for k, v in row.items() if k != "figures"}
+    {'game': 'illustori', 'games': 3, 'wins': 2, 'places': {'1': 2, '2': 1}, 'left': 0, \
+'rated': 1, 'counted': 2}
+    >>> [(f["key"], f["value"]) for f in row["figures"]]
+    [('played', 8), ('accepted', 6), ('acceptance', 0.75)]
     """
     by_game: dict[str, dict[str, JSON]] = {}
+    totals: dict[str, dict[str, int]] = {}
     for bundle in bundles:
         record = bundle.table
         seat = next(s for s in bundle.seats if player_id in (s.player, s.left))
@@ -92,7 +106,15 @@ def stats(bundles: list[TableBundle], player_id: str) -> list[dict[str, JSON]]:
         place = places[seat.seat] if isinstance(places, list) and seat.seat < len(places) else None
         row = by_game.setdefault(
             record.game,
-            {"game": record.game, "games": 0, "wins": 0, "places": {}, "left": 0, "rated": 0},
+            {
+                "game": record.game,
+                "games": 0,
+                "wins": 0,
+                "places": {},
+                "left": 0,
+                "rated": 0,
+                "counted": 0,
+            },
         )
         row["games"] = int(row["games"]) + 1  # type: ignore[call-overload]
         if place == 1:
@@ -105,8 +127,13 @@ def stats(bundles: list[TableBundle], player_id: str) -> list[dict[str, JSON]]:
             row["left"] = int(row["left"]) + 1  # type: ignore[call-overload]
         if record.settings.get("rated"):
             row["rated"] = int(row["rated"]) + 1  # type: ignore[call-overload]
-    for row in by_game.values():
+        held = record.statistics or []
+        if seat.seat < len(held):
+            row["counted"] = int(row["counted"]) + 1  # type: ignore[call-overload]
+            add_up(totals.setdefault(record.game, {}), held[seat.seat])
+    for game, row in by_game.items():
         row["places"] = dict(sorted(row["places"].items()))  # type: ignore[union-attr]
+        row["figures"] = figures((games or {}).get(game), totals.get(game, {}))  # type: ignore[assignment]
     return [by_game[g] for g in sorted(by_game)]
 
 

@@ -39,6 +39,7 @@ from bodoge.server.settings import (
     parse_settings,
     settings_from_json,
 )
+from bodoge.server.statistics import seat_statistics
 from bodoge.server.timers import Alarm, next_clock_deadline, next_deadlines
 from bodoge.store import (
     Fenced,
@@ -669,7 +670,8 @@ class LiveTable:
             return
         now = now_ms()
         ended = Result((None,) * len(self.seats), EndReason.ABANDONED).to_json()
-        await self.host.store.end_table(self.id, now, ended)
+        counts = seat_statistics(self.game, self.state, len(self.seats))
+        await self.host.store.end_table(self.id, now, ended, counts)
         self.status, self.finished_at, self.ended = "finished", now, ended
         self.deadlines, self.clock, self.clock_deadline = {}, None, None
         self._alarm.cancel()
@@ -919,6 +921,7 @@ class LiveTable:
             Timers(_deadlines_record(deadlines), clock_deadline) if changed else None,
             result.to_json() if result else None,
             rated=self.settings.rated,
+            statistics=seat_statistics(game, state, len(self.seats)) if result else None,
         )
         self.host.counters.moves += 1
         step = Step(n, seat, move, now, actor)

@@ -158,10 +158,12 @@ class Store(ABC):
         timers: Timers | None = None,
         result: Mapping[str, object] | None = None,
         rated: bool = False,
+        statistics: Sequence[Mapping[str, int]] | None = None,
     ) -> None:
         """Store move ``move.n``; ``timers``: the timers it leaves, if they changed;
-        ``result`` finishes the table (and stops its timers) and, if ``rated``, leaves
-        its ratings to update (:meth:`pending_ratings`) in the same transaction.
+        ``result`` finishes the table (and stops its timers) with the seats'
+        ``statistics`` and, if ``rated``, leaves its ratings to update
+        (:meth:`pending_ratings`) in the same transaction.
 
         Raises :class:`Conflict` if the table already has a move ``n``.
         """
@@ -186,8 +188,24 @@ class Store(ABC):
         """How many waiting tables ``player_id`` hosts (a cluster's processes together)."""
 
     @abstractmethod
-    async def end_table(self, table_id: str, at: int, result: Mapping[str, object]) -> None:
+    async def end_table(
+        self,
+        table_id: str,
+        at: int,
+        result: Mapping[str, object],
+        statistics: Sequence[Mapping[str, int]] | None = None,
+    ) -> None:
         """Finish a running table without a move (an abandoned game), stopping its timers."""
+
+    # --- statistics (bodoge/server/statistics.py) -------------------------------------
+
+    @abstractmethod
+    async def unsummarised_tables(self, limit: int = 100) -> list[str]:
+        """Finished tables without statistics (finished before they were kept), oldest first."""
+
+    @abstractmethod
+    async def save_statistics(self, table_id: str, statistics: Sequence[Mapping[str, int]]) -> None:
+        """The statistics of a finished table made afterwards, from its replayed game."""
 
     # --- ratings (bodoge/server/ratings.py) ------------------------------------------
 

@@ -116,6 +116,8 @@ class TableRecord:
     unwatched_at: int | None = None
     #: The table of the rematch a player of this finished game proposed, if any.
     rematch: str | None = None
+    #: A finished game's counts per seat (``Game.statistics``); ``None``: not made yet.
+    statistics: list[dict[str, int]] | None = None
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,11 @@ tables = sa.Table(
     # The rematch a player proposed once the game was over (a table id, not a foreign key:
     # a rematch everyone left is deleted and the link then names nothing).  Added later too.
     sa.Column("rematch", sa.String(32), nullable=True),
+    # Added after the first release too: what each seat did in the finished game, the
+    # counts of ``Game.statistics`` (a list, one object per seat) that profiles add up.
+    # Written with the result; NULL for a table finished before it came, until the
+    # server's start-up replays that game and fills it in (bodoge/server/statistics.py).
+    sa.Column("statistics", sa.JSON, nullable=True),
 )
 
 # Cluster mode: one row per running process, its lease in the database's clock (ms).

@@ -202,6 +202,7 @@ _FINISH_TABLE = _Stmt(
     " clock_deadline = NULL WHERE id = ?",
     json_at=(1,),
 )
+_SET_STATISTICS = _Stmt("UPDATE tables SET statistics = ? WHERE id = ?", json_at=(0,))
 _DELETE_TABLE = _Stmt("DELETE FROM tables WHERE id = ?")
 _SET_UNWATCHED = _Stmt("UPDATE tables SET unwatched_at = ? WHERE id = ?")
 _SET_REMATCH = _Stmt("UPDATE tables SET rematch = ? WHERE id = ?")
@@ -264,7 +265,7 @@ class _Write:
 class _MoveWrite:
     """A move to append, the hot path: its statements are made where the group is planned."""
 
-    __slots__ = ("move", "rated", "result", "table_id", "timers")
+    __slots__ = ("move", "rated", "result", "statistics", "table_id", "timers")
     conflict = ""
 
     def __init__(
@@ -274,12 +275,14 @@ class _MoveWrite:
         timers: Timers | None,
         result: Mapping[str, object] | None,
         rated: bool = False,
+        statistics: Sequence[Mapping[str, int]] | None = None,
     ) -> None:
         self.table_id = table_id
         self.move = move
         self.timers = timers
         self.result = result
         self.rated = rated
+        self.statistics = statistics
 
     @property
     def key(self) -> tuple[str, str]:
@@ -302,10 +305,24 @@ class _MoveWrite:
                 row = (dict(timers.deadlines), timers.clock_deadline, table_id)
                 ops.append((_SET_TIMERS, row))
         if result is not None:
-            ops.append((_FINISH_TABLE, (m.at, dict(result), table_id)))
+            ops.extend(_finish_ops(table_id, m.at, result, self.statistics))
             if self.rated:
                 ops.append((_RATING_PENDING, (table_id, m.at)))
         return ops
+
+
+def _finish_ops(
+    table_id: str,
+    at: int,
+    result: Mapping[str, object],
+    statistics: Sequence[Mapping[str, int]] | None,
+) -> list[Op]:
+    """Finish a table; its statistics too, if given (never a JSON null: NULL means
+    "not made yet", which the start-up looks for)."""
+    ops: list[Op] = [(_FINISH_TABLE, (at, dict(result), table_id))]
+    if statistics is not None:
+        ops.append((_SET_STATISTICS, ([dict(s) for s in statistics], table_id)))
+    return ops
 
 
 AnyWrite = _Write | _MoveWrite
@@ -1015,8 +1032,9 @@ class SqlStore(Store):
         timers: Timers | None = None,
         result: Mapping[str, object] | None = None,
         rated: bool = False,
+        statistics: Sequence[Mapping[str, int]] | None = None,
     ) -> None:
-        await self._write(_MoveWrite(table_id, move, timers, result, rated))
+        await self._write(_MoveWrite(table_id, move, timers, result, rated, statistics))
 
     async def set_timers(self, table_id: str, timers: Timers) -> None:
         row = (dict(timers.deadlines), timers.clock_deadline, table_id)
@@ -1042,10 +1060,33 @@ class SqlStore(Store):
         async with self.engine.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
-    async def end_table(self, table_id: str, at: int, result: Mapping[str, object]) -> None:
-        await self._write(
-            _Write(("table", table_id), [(_FINISH_TABLE, (at, dict(result), table_id))])
+    async def end_table(
+        self,
+        table_id: str,
+        at: int,
+        result: Mapping[str, object],
+        statistics: Sequence[Mapping[str, int]] | None = None,
+    ) -> None:
+        ops = _finish_ops(table_id, at, result, statistics)
+        await self._write(_Write(("table", table_id), ops))
+
+    # --- statistics ------------------------------------------------------------------
+
+    async def unsummarised_tables(self, limit: int = 100) -> list[str]:
+        t = schema.tables.c
+        query = (
+            sa.select(t.id)
+            .where(t.status == "finished", t.statistics.is_(None))
+            .order_by(t.finished_at, t.id)
+            .limit(limit)
         )
+        async with self.engine.connect() as conn:
+            return [row.id for row in await conn.execute(query)]
+
+    async def save_statistics(self, table_id: str, statistics: Sequence[Mapping[str, int]]) -> None:
+        # Not a "table" write: a finished table has no owner in a cluster to fence it.
+        row = ([dict(s) for s in statistics], table_id)
+        await self._write(_Write(("statistics", table_id), [(_SET_STATISTICS, row)]))
 
     # --- ratings -------------------------------------------------------------------
 
@@ -1524,4 +1565,5 @@ def _table(row: Any) -> TableRecord:
         clock_deadline=row.clock_deadline,
         unwatched_at=row.unwatched_at,
         rematch=row.rematch,
+        statistics=row.statistics,
     )

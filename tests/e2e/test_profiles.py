@@ -51,6 +51,19 @@ def test_a_rated_game_moves_the_rating_on_the_profile(open_page, screenshot_dir)
         == f"/t/{table}?replay"
     )
     assert page.inner_text("[data-testid=stats-tagiron] td >> nth=0") == "1"
+    # The game's own figures, labelled in its strings, in both languages.
+    figures = page.locator("[data-testid=figures-tagiron]")
+    figures.locator("dt", has_text="質問した回数").wait_for()
+    served = page.evaluate(
+        "async (id) => (await (await fetch(`/api/players/${id}`)).json()).stats[0].figures", me
+    )
+    shown = {f["key"]: f["value"] for f in served}
+    assert shown["questions"] >= 1
+    question_count = figures.locator("[data-testid=figure-questions] dd").inner_text()
+    assert question_count == str(shown["questions"])
+    ui.set_lang(page, "en")
+    figures.locator("dt", has_text="Questions asked").wait_for()
+    ui.set_lang(page, "ja")
     ui.screenshots(page, screenshot_dir, "profile", user_texts=["はなこ"])
     audit = Audit()
     audit.check(page, "profile")

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from bodoge.core.game import Bot, Clock, Event, Game, OptionField, Result, Seat
-from bodoge.games.illustori import assets, moves, rules, views
+from bodoge.core.game import Bot, Clock, Event, Game, OptionField, Result, Seat, StatField
+from bodoge.games.illustori import assets, moves, rules, statistics, views
 from bodoge.games.illustori.bots import BOT_LEVELS, make_bot
 from bodoge.games.illustori.moves import Exchange, IllustoriMove, Vote
 from bodoge.games.illustori.options import (
@@ -49,6 +49,7 @@ class IllustoriGame(Game[IllustoriState, IllustoriMove, IllustoriOptions]):
         OptionField("secret_votes", "flag", "il.opt.secret_votes"),
         OptionField("show_rules", "flag", "il.opt.show_rules"),
     )
+    stat_fields: ClassVar[tuple[StatField, ...]] = statistics.FIELDS
 
     def options(self, raw: Mapping[str, Any] | None = None) -> IllustoriOptions:
         return parse_options(raw)
@@ -78,6 +79,9 @@ class IllustoriGame(Game[IllustoriState, IllustoriMove, IllustoriOptions]):
 
     def result(self, state: IllustoriState) -> Result | None:
         return rules.result(state)
+
+    def statistics(self, state: IllustoriState, seat: Seat) -> dict[str, int]:
+        return statistics.statistics(state, seat)
 
     def move_from_json(self, data: Mapping[str, Any]) -> IllustoriMove:
         return moves.move_from_json(data)

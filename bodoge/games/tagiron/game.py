@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from bodoge.core.game import Bot, Event, Game, Result, Seat
-from bodoge.games.tagiron import moves, rules, views
+from bodoge.core.game import Bot, Event, Game, Result, Seat, StatField
+from bodoge.games.tagiron import moves, rules, statistics, views
 from bodoge.games.tagiron.moves import TagironMove
 from bodoge.games.tagiron.options import (
     MAX_PLAYERS,
@@ -39,6 +39,7 @@ class TagironGame(Game[TagironState, TagironMove, TagironOptions]):
     max_seats: ClassVar[int] = MAX_PLAYERS
     bot_levels: ClassVar[tuple[str, ...]] = BOT_LEVELS
     has_assistant: ClassVar[bool] = True
+    stat_fields: ClassVar[tuple[StatField, ...]] = statistics.FIELDS
 
     def options(self, raw: Mapping[str, Any] | None = None) -> TagironOptions:
         return parse_options(raw)
@@ -83,6 +84,9 @@ class TagironGame(Game[TagironState, TagironMove, TagironOptions]):
 
     def result(self, state: TagironState) -> Result | None:
         return rules.result(state)
+
+    def statistics(self, state: TagironState, seat: Seat) -> dict[str, int]:
+        return statistics.statistics(state, seat)
 
     def move_from_json(self, data: Mapping[str, Any]) -> TagironMove:
         return moves.move_from_json(data)

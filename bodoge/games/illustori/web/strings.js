@@ -180,6 +180,10 @@ export const STRINGS = {
     "il.rules.end_stalled": "3周続けてワードが1つも通らなければ（交換・ペナルティ・否決ばかり）ゲーム終了。手札の最も少ない人の勝ちです。",
     "il.rules.table_title": "このテーブルの設定",
 
+    "il.stat.played": "出したワード",
+    "il.stat.accepted": "通ったワード",
+    "il.stat.acceptance": "通った割合",
+
     "il.opt.language": "しりとりの言語",
     "il.opt.language_ja": "日本語",
     "il.opt.language_en": "英語",
@@ -413,6 +417,10 @@ export const STRINGS = {
     "il.rules.end_win": "Everyone who played out their hand wins (a shared first place). There is no score.",
     "il.rules.end_stalled": "If three full rounds pass without a word joining the chain (only exchanges, penalties and words turned down), the game ends: the fewest cards in hand win.",
     "il.rules.table_title": "This table",
+
+    "il.stat.played": "Words played",
+    "il.stat.accepted": "Words accepted",
+    "il.stat.acceptance": "Share accepted",
 
     "il.opt.language": "Word language",
     "il.opt.language_ja": "Japanese",

@@ -162,6 +162,10 @@ export const STRINGS = {
     "tg.card.consecutive_runs": "連番の位置",
     "tg.card.centre_high_low": "真ん中は5以上か",
 
+    "tg.stat.right": "正しい宣言",
+    "tg.stat.questions_to_right": "正しい宣言までの質問（平均）",
+    "tg.stat.questions": "質問した回数",
+
     "tg.rules.title": "ルール",
     "tg.review.title": "レビュー",
     "tg.review.intro": "各プレイヤーを、その時点で本人が知っていたことだけから評価します（隠れたタイルは使いません）。",
@@ -443,6 +447,10 @@ export const STRINGS = {
     "tg.card.same_colour_runs": "Same-colour neighbours",
     "tg.card.consecutive_runs": "Consecutive neighbours",
     "tg.card.centre_high_low": "Middle tile ≥ 5?",
+
+    "tg.stat.right": "Right declarations",
+    "tg.stat.questions_to_right": "Questions before a right declaration (mean)",
+    "tg.stat.questions": "Questions asked",
 
     "tg.rules.title": "Rules",
     "tg.review.title": "Review",

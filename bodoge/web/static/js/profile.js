@@ -4,7 +4,7 @@
 // (docs/protocol.md, "Ratings and profiles").
 
 import { fill, h, icon, userText } from "./dom.js";
-import { onLangChange, t } from "./i18n.js";
+import { addStrings, has, lang, onLangChange, t } from "./i18n.js";
 import { gameTitle, playerLink } from "./seats.js";
 
 async function getJSON(url) {
@@ -33,6 +33,32 @@ function placeText(game) {
   const place = places[game.you];
   if (game.seats.length > 2 && place) return t("lobby.place", { n: place });
   return winners.includes(game.you) ? t("lobby.won") : t("lobby.lost");
+}
+
+/** A game's own figure (Game.stat_fields: a count, a mean or a share), as the page shows it. */
+function figureText(f) {
+  if (f.value === null || f.value === undefined) return "—";
+  const locale = lang() === "ja" ? "ja-JP" : "en-GB";
+  if (f.kind === "share") return `${Math.round(100 * f.value)}%`;
+  if (f.kind === "mean") return f.value.toLocaleString(locale, { maximumFractionDigits: 1 });
+  return f.value.toLocaleString(locale);
+}
+
+/** The labels of a game's figures are in its own strings (web/strings.js), loaded on demand. */
+const gameStrings = new Map();
+function loadGameStrings(ids, redraw) {
+  for (const id of ids) {
+    if (gameStrings.has(id)) continue;
+    gameStrings.set(
+      id,
+      import(`/static/games/${encodeURIComponent(id)}/strings.js`)
+        .then((mod) => {
+          if (mod.STRINGS) addStrings(mod.STRINGS);
+          redraw();
+        })
+        .catch(() => {}), // no strings: the keys stand in
+    );
+  }
 }
 
 export function mountProfile(root, app, playerId) {
@@ -102,6 +128,21 @@ export function mountProfile(root, app, playerId) {
             ),
           )
         : h("p", { class: "muted" }, t("profile.no_games")),
+      data.stats
+        .filter((s) => s.figures?.length)
+        .map((s) =>
+          h(
+            "div",
+            { class: "profile-figures", dataset: { testid: `figures-${s.game}` } },
+            h("h3", null, gameTitle(games(s.game) ?? { id: s.game })),
+            h(
+              "dl",
+              null,
+              s.figures.map((f) => h("div", { class: "profile-figure", dataset: { testid: `figure-${f.key}` } }, h("dt", null, has(f.label) ? t(f.label) : f.key), h("dd", null, figureText(f)))),
+            ),
+            s.counted < s.games ? h("p", { class: "muted small" }, t("profile.counted", { n: s.counted, games: s.games })) : null,
+          ),
+        ),
     );
     const recent = h(
       "section",
@@ -149,6 +190,10 @@ export function mountProfile(root, app, playerId) {
   Promise.all([app.games(), getJSON(`/api/players/${encodeURIComponent(playerId)}`)])
     .then(([, found]) => {
       data = found;
+      loadGameStrings(
+        data.stats.filter((s) => s.figures?.length).map((s) => s.game),
+        draw,
+      );
       draw();
       document.title = t("profile.page_title", { name: data.player.name });
     })
