@@ -747,7 +747,7 @@ export function createTable(ctx) {
                 "li",
                 { class: ["il-place", result.places[s] === 1 && "il-place--first"] },
                 h("span", { class: ["place-badge", `place-badge--${result.places[s]}`] }, result.places[s] === 1 ? t("il.result.won") : t("il.result.place", { n: result.places[s] })),
-                ctx.seatChip(s),
+                ctx.seatChip(s, { where: "result" }),
                 h("span", { class: "muted small" }, t("il.result.left", { count: view.hand_counts[s] })),
               ),
             ),

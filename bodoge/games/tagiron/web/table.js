@@ -503,7 +503,7 @@ export function createTable(ctx) {
                 "li",
                 { class: ["tg-place", view.places[s] === 1 && "tg-place--first"] },
                 h("span", { class: ["place-badge", view.places[s] && `place-badge--${view.places[s]}`] }, view.places[s] ? t("tg.result.place", { n: view.places[s] }) : t("tg.result.unranked")),
-                ctx.seatChip(s),
+                ctx.seatChip(s, { where: "result" }),
                 view.revealed ? rack(view.revealed.hands[s], { size: "sm", label: ctx.seatName(s) }) : null,
               ),
             ),

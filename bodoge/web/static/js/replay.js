@@ -172,7 +172,7 @@ export function mountReplay(root, app, tableId) {
       seatNameNode: (n) => seatNameNode(seatOf(n)),
       seatChip: (n, opts = {}) => {
         const s = seatOf(n);
-        return s ? seatChip({ ...s, connected: true }, opts) : h("span");
+        return s ? seatChip({ ...s, connected: true }, { link: true, ...opts }) : h("span");
       },
       standIn: (n, seat) => (history.moves[n - 1]?.actor === "timeout" ? standInBadge(seat, history.seat ?? null) : null),
       storage: { get: (_k, fallback = null) => fallback, set: () => {} },

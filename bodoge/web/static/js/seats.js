@@ -32,12 +32,15 @@ export function seatNameNode(seat) {
   return seatLabel(seat);
 }
 
-/** A person's name as a link to their profile (/p/{id}); without an id, the name alone. */
-export function playerLink(player, cls = null) {
+/**
+ * A person's name as a link to their profile (/p/{id}); without an id, the name alone.
+ * `key` (a data-key) lets the focus find the link again after a redraw.
+ */
+export function playerLink(player, cls = null, key = null) {
   if (!player?.id) return userText(player?.name ?? "", cls);
   return h(
     "a",
-    { class: ["player-link", cls], href: `/p/${encodeURIComponent(player.id)}`, dataset: { link: "", testid: "player-link" } },
+    { class: ["player-link", cls], href: `/p/${encodeURIComponent(player.id)}`, dataset: { link: "", testid: "player-link", key } },
     userText(player.name),
   );
 }
@@ -45,9 +48,14 @@ export function playerLink(player, cls = null) {
 /**
  * A seat's name plate: name, a bot or person mark, and a dot for the
  * connection (a bot is always there).  Used by the shell and by games.
+ * With `link`, a person's name (also one who left, a bot playing on) links to
+ * their profile; a bot has no profile and is not linked (its rating is on the
+ * leaderboard).  `where` tells apart two plates of one seat on a page (a
+ * board's and the result's), so the focus returns to the right one.
  */
-export function seatChip(seat, { you = false, turn = false, link = false } = {}) {
+export function seatChip(seat, { you = false, turn = false, link = false, where = "seat" } = {}) {
   const connected = seat.kind === "bot" || Boolean(seat.connected);
+  const key = `${where}-name-${seat.seat}`;
   return h(
     "span",
     {
@@ -65,11 +73,11 @@ export function seatChip(seat, { you = false, turn = false, link = false } = {})
       "span",
       { class: "seat-chip-name" },
       seat.kind === "bot" && seat.left
-        ? [userText(seat.left.name), h("small", { class: "seat-chip-level" }, t("seat.by_bot"))]
+        ? [link ? playerLink(seat.left, null, key) : userText(seat.left.name), h("small", { class: "seat-chip-level" }, t("seat.by_bot"))]
         : seat.kind === "bot"
           ? [t("seat.bot", { n: seat.seat + 1 }), seat.level ? h("small", { class: "seat-chip-level" }, t(`bot.${seat.level}`)) : null]
           : link && seat.player
-            ? playerLink(seat.player)
+            ? playerLink(seat.player, null, key)
             : seatNameNode(seat),
     ),
     you ? h("span", { class: "you-tag" }, t("seat.you")) : null,

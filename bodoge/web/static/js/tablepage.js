@@ -484,7 +484,8 @@ export function mountTable(root, app, tableId) {
       seatNameNode: (n) => seatNameNode(seatOf(n)),
       seatChip: (n, opts = {}) => {
         const s = seatOf(n);
-        return s ? seatChip(s, { you: n === snap.you, ...opts }) : h("span");
+        // Every person's name at the table links to their profile.
+        return s ? seatChip(s, { you: n === snap.you, link: true, ...opts }) : h("span");
       },
       standIn: (n, seat) => (snap.timed_out.includes(n) ? standInBadge(seat, snap.you) : null),
       storage: scopedStore(storeKey),
