@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from functools import partial
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from bodoge.server.accounts import AccountError, Origin
+from bodoge.server.accounts import AccountError, Accounts, Origin
 from bodoge.server.assets import error
 from bodoge.server.identity import Player
 from bodoge.server.protocol import ProtocolError
@@ -31,26 +31,78 @@ if TYPE_CHECKING:
 #: The largest JSON body an account request may send (a passkey's answer is ~1-2 KB).
 MAX_BODY = 16 * 1024
 
-Handler = Callable[["Server", Request], Awaitable[Response]]
+#: What a handler answers: JSON (sent with its route's status) or a whole response.
+Answer = dict[str, Any] | Response
+
+
+@dataclass(frozen=True)
+class Call:
+    """One account request as its handler gets it: read, its player checked."""
+
+    server: Server
+    request: Request
+    #: The JSON object sent (``{}`` for a route that reads no body).
+    body: dict[str, Any]
+    #: The player of the bearer token (``None`` for a route that needs none).
+    player: Player | None
+
+    @property
+    def me(self) -> Player:
+        assert self.player is not None, "a route that needs a player"
+        return self.player
+
+    @property
+    def accounts(self) -> Accounts:
+        return self.server.accounts
+
+    def get(self, key: str) -> Any:
+        return self.body.get(key)
+
+    @property
+    def token(self) -> str:
+        return _bearer(self.request)
+
+    @property
+    def address(self) -> str:
+        return self.request.client.host if self.request.client else ""
+
+    @property
+    def origin(self) -> Origin:
+        url = self.request.url
+        return Origin(f"{url.scheme}://{url.netloc}", url.hostname or "")
+
+
+Handler = Callable[[Call], Awaitable[Answer]]
 
 
 def account_routes(server: Server) -> list[BaseRoute]:
-    def route(path: str, handler: Handler, method: str) -> Route:
-        return Route(path, partial(_guarded, handler, server), methods=[method])
+    def route(
+        method: str,
+        path: str,
+        handler: Handler,
+        *,
+        player: bool = True,
+        body: bool = False,
+        status: int = 200,
+    ) -> Route:
+        async def endpoint(request: Request) -> Response:
+            return await _answer(server, request, handler, player, body, status)
+
+        return Route(path, endpoint, methods=[method])
 
     return [
-        route("/api/account", describe, "GET"),
-        route("/api/account", keep_name, "POST"),
-        route("/api/account/password", change_password, "POST"),
-        route("/api/account/password", remove_password, "DELETE"),
-        route("/api/account/passkeys/options", passkey_options, "POST"),
-        route("/api/account/passkeys", add_passkey, "POST"),
-        route("/api/account/passkeys/{passkey}", remove_passkey, "DELETE"),
-        route("/api/sign-in", sign_in, "POST"),
-        route("/api/sign-in/passkey/options", sign_in_options, "POST"),
-        route("/api/sign-in/passkey", sign_in_passkey, "POST"),
-        route("/api/sign-out", sign_out, "POST"),
-        route("/api/sign-out/everywhere", sign_out_everywhere, "POST"),
+        route("GET", "/api/account", describe),
+        route("POST", "/api/account", keep_name, body=True, status=201),
+        route("POST", "/api/account/password", change_password, body=True),
+        route("DELETE", "/api/account/password", remove_password),
+        route("POST", "/api/account/passkeys/options", passkey_options, body=True),
+        route("POST", "/api/account/passkeys", add_passkey, body=True, status=201),
+        route("DELETE", "/api/account/passkeys/{passkey}", remove_passkey),
+        route("POST", "/api/sign-in", sign_in, player=False, body=True),
+        route("POST", "/api/sign-in/passkey/options", sign_in_options, player=False),
+        route("POST", "/api/sign-in/passkey", sign_in_passkey, player=False, body=True),
+        route("POST", "/api/sign-out", sign_out),
+        route("POST", "/api/sign-out/everywhere", sign_out_everywhere),
     ]
 
 
@@ -59,9 +111,19 @@ class _Refused(Exception):
         self.response = response
 
 
-async def _guarded(handler: Handler, server: Server, request: Request) -> Response:
+async def _answer(
+    server: Server, request: Request, handler: Handler, player: bool, body: bool, status: int
+) -> Response:
+    """The one adapter between HTTP and :class:`Accounts`: read the body, check the
+    player, run the handler, and turn what it answers or raises into a response."""
     try:
-        return await handler(server, request)
+        call = Call(
+            server,
+            request,
+            await _body(request) if body else {},
+            await _player(server, request) if player else None,
+        )
+        answer = await handler(call)
     except _Refused as exc:
         return exc.response
     except AccountError as exc:
@@ -71,16 +133,17 @@ async def _guarded(handler: Handler, server: Server, request: Request) -> Respon
         return response
     except StoreUnavailable:
         return error(503, "store_unavailable", "the server cannot store anything now; try later")
+    return answer if isinstance(answer, Response) else JSONResponse(answer, status_code=status)
 
 
-def _token(request: Request) -> str:
+def _bearer(request: Request) -> str:
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
     return token if scheme == "Bearer" else ""
 
 
 async def _player(server: Server, request: Request) -> Player:
     try:
-        return await server.players.by_token(_token(request))
+        return await server.players.by_token(_bearer(request))
     except ProtocolError:
         raise _Refused(error(401, "bad_token", "send your token: Authorization: Bearer")) from None
 
@@ -98,96 +161,65 @@ async def _body(request: Request) -> dict[str, Any]:
     return body
 
 
-def _address(request: Request) -> str:
-    return request.client.host if request.client else ""
+def _signed_in(player: Player, token: str) -> Answer:
+    return {"player": player.to_json(), "token": token}
 
 
-def _origin(request: Request) -> Origin:
-    url = request.url
-    host = url.hostname or ""
-    return Origin(f"{url.scheme}://{url.netloc}", host)
+# --- the routes: each says what it does, the adapter does the rest -------------------------
 
 
-def _signed_in(player: Player, token: str) -> Response:
-    return JSONResponse({"player": player.to_json(), "token": token})
+async def describe(call: Call) -> Answer:
+    return await call.accounts.describe(call.me)
 
 
-async def describe(server: Server, request: Request) -> Response:
-    player = await _player(server, request)
-    return JSONResponse(await server.accounts.describe(player))
+async def keep_name(call: Call) -> Answer:
+    await call.accounts.keep_name(call.me, call.address, call.get("name"), call.get("password"))
+    return await describe(call)
 
 
-async def keep_name(server: Server, request: Request) -> Response:
-    player = await _player(server, request)
-    body = await _body(request)
-    accounts = server.accounts
-    await accounts.keep_name(player, _address(request), body.get("name"), body.get("password"))
-    return JSONResponse(await accounts.describe(player), status_code=201)
+async def change_password(call: Call) -> Answer:
+    await call.accounts.change_password(call.me, call.get("old"), call.get("new"))
+    return await describe(call)
 
 
-async def change_password(server: Server, request: Request) -> Response:
-    player = await _player(server, request)
-    body = await _body(request)
-    await server.accounts.change_password(player, body.get("old"), body.get("new"))
-    return JSONResponse(await server.accounts.describe(player))
+async def remove_password(call: Call) -> Answer:
+    await call.accounts.remove_password(call.me)
+    return await describe(call)
 
 
-async def remove_password(server: Server, request: Request) -> Response:
-    player = await _player(server, request)
-    await server.accounts.remove_password(player)
-    return JSONResponse(await server.accounts.describe(player))
+async def passkey_options(call: Call) -> Answer:
+    return await call.accounts.registration_options(call.me, call.origin, call.get("name"))
 
 
-async def passkey_options(server: Server, request: Request) -> Response:
-    player = await _player(server, request)
-    body = await _body(request)
-    options = await server.accounts.registration_options(player, _origin(request), body.get("name"))
-    return JSONResponse(options)
+async def add_passkey(call: Call) -> Answer:
+    challenge, credential = call.get("challenge"), call.get("credential")
+    await call.accounts.register(call.me, call.origin, challenge, credential, call.get("label"))
+    return await describe(call)
 
 
-async def add_passkey(server: Server, request: Request) -> Response:
-    player = await _player(server, request)
-    body = await _body(request)
-    await server.accounts.register(
-        player, _origin(request), body.get("challenge"), body.get("credential"), body.get("label")
-    )
-    return JSONResponse(await server.accounts.describe(player), status_code=201)
+async def remove_passkey(call: Call) -> Answer:
+    await call.accounts.remove_passkey(call.me, call.request.path_params["passkey"])
+    return await describe(call)
 
 
-async def remove_passkey(server: Server, request: Request) -> Response:
-    player = await _player(server, request)
-    await server.accounts.remove_passkey(player, request.path_params["passkey"])
-    return JSONResponse(await server.accounts.describe(player))
+async def sign_in(call: Call) -> Answer:
+    address, name, password = call.address, call.get("name"), call.get("password")
+    return _signed_in(*await call.accounts.sign_in(address, name, password))
 
 
-async def sign_in(server: Server, request: Request) -> Response:
-    body = await _body(request)
-    player, token = await server.accounts.sign_in(
-        _address(request), body.get("name"), body.get("password")
-    )
-    return _signed_in(player, token)
+async def sign_in_options(call: Call) -> Answer:
+    return await call.accounts.authentication_options(call.address, call.origin)
 
 
-async def sign_in_options(server: Server, request: Request) -> Response:
-    options = await server.accounts.authentication_options(_address(request), _origin(request))
-    return JSONResponse(options)
+async def sign_in_passkey(call: Call) -> Answer:
+    challenge, credential = call.get("challenge"), call.get("credential")
+    return _signed_in(*await call.accounts.authenticate(call.origin, challenge, credential))
 
 
-async def sign_in_passkey(server: Server, request: Request) -> Response:
-    body = await _body(request)
-    player, token = await server.accounts.authenticate(
-        _origin(request), body.get("challenge"), body.get("credential")
-    )
-    return _signed_in(player, token)
-
-
-async def sign_out(server: Server, request: Request) -> Response:
-    player = await _player(server, request)
-    await server.accounts.sign_out(player, _token(request))
+async def sign_out(call: Call) -> Answer:
+    await call.accounts.sign_out(call.me, call.token)
     return Response(status_code=204)
 
 
-async def sign_out_everywhere(server: Server, request: Request) -> Response:
-    player = await _player(server, request)
-    token = await server.accounts.sign_out_everywhere(player)
-    return _signed_in(player, token)
+async def sign_out_everywhere(call: Call) -> Answer:
+    return _signed_in(call.me, await call.accounts.sign_out_everywhere(call.me))

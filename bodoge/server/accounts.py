@@ -25,7 +25,10 @@ name and a way to sign in again on any device: a password (argon2id, through
   neither the answer nor its time tells which names exist.
 * **Passkeys.**  Discoverable credentials: signing in with a passkey names no
   account (the authenticator offers its own), so nothing there reveals a name
-  either.  Challenges live in this process's memory for 5 minutes, used once.
+  either.  A ceremony's challenge is kept in the store for 5 minutes and taken (deleted)
+  by the request that finishes it, so it is used once, and a ceremony begun on one
+  process of a cluster (behind a round-robin balancer) finishes on another, or after a
+  restart.
 
 >>> account_key("  Ｈａｎａ  Ｋｏ ")
 ('Ｈａｎａ  Ｋｏ', 'hana ko')
@@ -68,7 +71,7 @@ from webauthn.helpers.structs import (
 from bodoge.server.identity import Player, Players, check_name, hash_token, new_token
 from bodoge.server.protocol import ProtocolError, now_ms
 from bodoge.server.quotas import Buckets
-from bodoge.store import AccountRecord, Conflict, PasskeyRecord, Store
+from bodoge.store import AccountRecord, ChallengeRecord, Conflict, PasskeyRecord, Store
 
 #: Passwords are 8 to 256 characters (a passphrase is welcome).
 PASSWORD_CHARS = (8, 256)
@@ -136,16 +139,6 @@ class Origin:
     rp_id: str  # "games.example.org"
 
 
-@dataclass
-class _Challenge:
-    challenge: bytes
-    purpose: str  # "register" or "sign_in"
-    player: str | None
-    name: str | None
-    rp_id: str
-    expires: float
-
-
 class Kickable(Protocol):
     token_hash: str | None
 
@@ -188,6 +181,7 @@ class Accounts:
         on_sign_out: Callable[[str, set[str] | None], None] | None = None,
         hasher: PasswordHasher | None = None,
         clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], int] = now_ms,
     ) -> None:
         self.store = store
         self.players = players
@@ -198,8 +192,8 @@ class Accounts:
         self.by_account = Buckets(sign_ins_per_account_hour, clock=clock, name="account_sign_ins")
         #: Told (player id, ended token hashes; ``None``: all) so live sockets can be closed.
         self.on_sign_out = on_sign_out
-        self._clock = clock
-        self._challenges: dict[str, _Challenge] = {}
+        #: The wall clock (ms) of challenges' expiry: every process of a cluster shares it.
+        self._wall = wall
         self._dummy: str | None = None
 
     # --- what an account is -----------------------------------------------------------
@@ -342,28 +336,23 @@ class Accounts:
 
     # --- passkeys -----------------------------------------------------------------------
 
-    def _new_challenge(self, **fields: Any) -> tuple[str, bytes]:
-        now = self._clock()
-        if len(self._challenges) >= MAX_CHALLENGES:
-            for cid in [c for c, v in self._challenges.items() if v.expires < now]:
-                del self._challenges[cid]
-            if len(self._challenges) >= MAX_CHALLENGES:
-                raise AccountError(503, "busy", "too many sign-ins at once; try again soon")
+    async def _new_challenge(
+        self, purpose: str, player: str | None, name: str | None, rp_id: str
+    ) -> tuple[str, bytes]:
+        now = self._wall()
         challenge = secrets.token_bytes(32)
         cid = secrets.token_urlsafe(16)
-        self._challenges[cid] = _Challenge(
-            challenge=challenge, expires=now + CHALLENGE_SECONDS, **fields
-        )
+        expires = now + round(CHALLENGE_SECONDS * 1000)
+        record = ChallengeRecord(cid, challenge, purpose, player, name, rp_id, expires)
+        if not await self.store.add_challenge(record, now, MAX_CHALLENGES):
+            raise AccountError(503, "busy", "too many sign-ins at once; try again soon")
         return cid, challenge
 
-    def _take_challenge(self, cid: object, purpose: str, rp_id: str) -> _Challenge:
-        found = self._challenges.pop(cid, None) if isinstance(cid, str) else None
-        if (
-            found is None
-            or found.purpose != purpose
-            or found.rp_id != rp_id
-            or found.expires < self._clock()
-        ):
+    async def _take_challenge(self, cid: object, purpose: str, rp_id: str) -> ChallengeRecord:
+        found = None
+        if isinstance(cid, str) and 0 < len(cid) <= 64:
+            found = await self.store.take_challenge(cid, self._wall())
+        if found is None or found.purpose != purpose or found.rp_id != rp_id:
             raise AccountError(400, "bad_challenge", "ask for new passkey options and try again")
         return found
 
@@ -382,7 +371,7 @@ class Accounts:
             existing = await self.store.passkeys(player.id)
             if len(existing) >= MAX_PASSKEYS:
                 raise AccountError(409, "too_many_passkeys", f"{MAX_PASSKEYS} passkeys at most")
-        cid, challenge = self._new_challenge(
+        cid, challenge = await self._new_challenge(
             purpose="register",
             player=player.id,
             name=None if account else shown,
@@ -407,7 +396,7 @@ class Accounts:
         self, player: Player, origin: Origin, cid: object, credential: object, label: object
     ) -> None:
         """Store the new passkey (and, for a guest, make the account it was asked for)."""
-        found = self._take_challenge(cid, "register", origin.rp_id)
+        found = await self._take_challenge(cid, "register", origin.rp_id)
         if found.player != player.id:
             raise AccountError(400, "bad_challenge", "ask for new passkey options and try again")
         try:
@@ -450,7 +439,7 @@ class Accounts:
     async def authentication_options(self, address: str, origin: Origin) -> dict[str, Any]:
         """Options for ``navigator.credentials.get``: any passkey of this site will do."""
         await self._throttle(address, None)
-        cid, challenge = self._new_challenge(
+        cid, challenge = await self._new_challenge(
             purpose="sign_in", player=None, name=None, rp_id=origin.rp_id
         )
         options = generate_authentication_options(
@@ -464,7 +453,7 @@ class Accounts:
         self, origin: Origin, cid: object, credential: object
     ) -> tuple[Player, str]:
         """A new token for the passkey's account."""
-        found = self._take_challenge(cid, "sign_in", origin.rp_id)
+        found = await self._take_challenge(cid, "sign_in", origin.rp_id)
         failed = AccountError(401, "sign_in_failed", "this passkey signs nobody in here")
         try:
             parsed = parse_authentication_credential_json(credential)  # type: ignore[arg-type]

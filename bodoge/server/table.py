@@ -163,7 +163,8 @@ class LiveTable:
         #: The players of the seats (and those who left a running game), held so that
         #: their names stay known while nobody of them is connected.
         self.people: dict[str, Player] = {}
-        #: Players the host removed before the game: they may not sit here again.
+        #: Players the host removed before the game: they may not sit here again (the store
+        #: keeps them with the table, so a restart or another process of a cluster knows).
         self.removed: set[str] = set()
         self.chat = Chat(host.config.limits.chat_backlog)
         self.audience = Audience()
@@ -217,6 +218,7 @@ class LiveTable:
         """The table exactly as stored: its moves replayed, its timers as they were."""
         table = cls(host, game, bundle.table, bundle.seats)
         table.people = {r.id: host.remember(r) for r in bundle.players.values()}
+        table.removed = set(bundle.removed)
         lines = (ChatLine.from_record(r) for r in bundle.chat)
         table.chat = Chat(host.config.limits.chat_backlog, lines, bundle.chat_count)
         if table.status != "waiting":
@@ -773,11 +775,11 @@ class LiveTable:
 
     async def remove_player(self, player_id: str, seat: Seat, reply: Reply) -> None:
         """Before the game, the host frees another person's seat; that person may not sit
-        at this table again (while it is in memory)."""
+        at this table again."""
         self._need_status("waiting")
         self.seating.need_seated(player_id)
         seating, removed = self.seating.remove(player_id, seat)
-        await self.host.store.save_seats(self.id, seating.seats, seating.host)
+        await self.host.store.remove_from_table(self.id, seating.seats, seating.host, removed)
         self.seating = seating
         self.removed.add(removed)
         self.audience.reseat(removed, None)  # its tabs watch on; table.seats tells them

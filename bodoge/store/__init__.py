@@ -8,6 +8,7 @@ through ``postgresql+asyncpg://``).
 from bodoge.store.base import Conflict, Fenced, Store, StoreUnavailable
 from bodoge.store.records import (
     AccountRecord,
+    ChallengeRecord,
     ChatRecord,
     MoveRecord,
     PasskeyRecord,
@@ -23,6 +24,7 @@ from bodoge.store.sql import SqlStore, is_unavailable, open_store, sqlite_url
 
 __all__ = [
     "AccountRecord",
+    "ChallengeRecord",
     "ChatRecord",
     "Conflict",
     "Fenced",

@@ -11,6 +11,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from bodoge.store.records import (
     AccountRecord,
+    ChallengeRecord,
     ChatRecord,
     MoveRecord,
     PasskeyRecord,
@@ -124,6 +125,16 @@ class Store(ABC):
     async def delete_passkey(self, player_id: str, credential_id: str) -> None: ...
 
     @abstractmethod
+    async def add_challenge(self, challenge: ChallengeRecord, now: int, limit: int) -> bool:
+        """Keep a passkey ceremony's challenge (and forget those expired by ``now``);
+        ``False``, keeping nothing, if ``limit`` live ones are kept already."""
+
+    @abstractmethod
+    async def take_challenge(self, challenge_id: str, now: int) -> ChallengeRecord | None:
+        """The challenge, deleted in the same transaction, so that only one request (on any
+        process) ever gets it; ``None`` if there is none, or it expired by ``now``."""
+
+    @abstractmethod
     async def create_table(self, table: TableRecord, seats: Iterable[SeatRecord]) -> None: ...
 
     @abstractmethod
@@ -133,6 +144,12 @@ class Store(ABC):
         """Replace the seats of a table (and its host)."""
 
     @abstractmethod
+    async def remove_from_table(
+        self, table_id: str, seats: Iterable[SeatRecord], host: str | None, player: str
+    ) -> None:
+        """Replace the seats of a waiting table, ``player`` removed by its host, and keep
+        ``player`` among those it removed (:attr:`TableBundle.removed`), in one transaction."""
+
     async def save_settings(
         self,
         table_id: str,

@@ -71,6 +71,21 @@ class RatingRecord:
 
 
 @dataclass(frozen=True)
+class ChallengeRecord:
+    """A passkey ceremony begun: its random challenge, what it is for (``register`` or
+    ``sign_in``), the player and account name it registers for, the site, and when it
+    expires (ms)."""
+
+    id: str
+    challenge: bytes
+    purpose: str
+    player: str | None
+    name: str | None
+    rp_id: str
+    expires_at: int
+
+
+@dataclass(frozen=True)
 class PictureSetRecord:
     """An uploaded set of pictures (a deck), without its pictures."""
 
@@ -161,3 +176,5 @@ class TableBundle:
     chat: tuple[ChatRecord, ...]
     chat_count: int
     players: dict[str, PlayerRecord]
+    #: Players the host removed from the table before its game (they may not sit again).
+    removed: frozenset[str] = frozenset()

@@ -144,6 +144,32 @@ rating_pending = sa.Table(
     sa.Column("at", sa.BigInteger, nullable=False),
 )
 
+# The players a waiting table's host removed: they may not sit at it again (after a restart,
+# or on another process of a cluster, too).  Gone with the table.
+removed_players = sa.Table(
+    "removed_players",
+    metadata,
+    sa.Column(
+        "table_id", sa.String(32), sa.ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("player", sa.String(32), primary_key=True),
+)
+
+# Passkey ceremonies begun and not finished (bodoge/server/accounts.py): in the store, so a
+# ceremony begun on one process may finish on another.  Each is taken (deleted) once, by the
+# request that finishes it; expired ones are swept as new ones come.
+passkey_challenges = sa.Table(
+    "passkey_challenges",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("challenge", sa.LargeBinary, nullable=False),
+    sa.Column("purpose", sa.String(16), nullable=False),
+    sa.Column("player", sa.String(32), nullable=True),
+    sa.Column("name", sa.Text, nullable=True),
+    sa.Column("rp_id", sa.Text, nullable=False),
+    sa.Column("expires_at", sa.BigInteger, nullable=False, index=True),
+)
+
 # The primary key (table, n) is what makes "two moves can never both become move n" true.
 moves = sa.Table(
     "moves",

@@ -56,6 +56,7 @@ from bodoge.store import schema
 from bodoge.store.base import Conflict, Fenced, Store, StoreUnavailable
 from bodoge.store.records import (
     AccountRecord,
+    ChallengeRecord,
     ChatRecord,
     MoveRecord,
     PasskeyRecord,
@@ -210,6 +211,8 @@ _INSERT_SEAT = _Stmt(
     "INSERT INTO seats (table_id, seat, kind, player, level, left_player) VALUES (?, ?, ?, ?, ?, ?)"
 )
 _DELETE_SEATS = _Stmt("DELETE FROM seats WHERE table_id = ?")
+_INSERT_REMOVED = _Stmt("INSERT INTO removed_players (table_id, player) VALUES (?, ?)")
+_DELETE_REMOVED = _Stmt("DELETE FROM removed_players WHERE table_id = ?")
 _INSERT_MOVE = _Stmt(
     "INSERT INTO moves (table_id, n, seat, move, at, actor) VALUES (?, ?, ?, ?, ?, ?)",
     json_at=(3,),
@@ -931,6 +934,21 @@ class SqlStore(Store):
         row = (player_id, credential_id)
         await self._write(_Write(("player", player_id), [(_DELETE_PASSKEY, row)]))
 
+    # --- passkey challenges ------------------------------------------------------------
+
+    async def add_challenge(self, challenge: ChallengeRecord, now: int, limit: int) -> bool:
+        return await self._transaction(_add_challenge, challenge, now, limit)
+
+    async def take_challenge(self, challenge_id: str, now: int) -> ChallengeRecord | None:
+        return await self._transaction(_take_challenge, challenge_id, now)
+
+    async def _transaction(self, body: Callable[..., T], *args: Any) -> T:
+        """``body(run, *args)`` in a transaction of its own (on SQLite's writer thread)."""
+        if self._sqlite is not None:
+            return await self._sqlite.call(_on_sqlite, body, *args)
+        async with self.engine.begin() as conn:
+            return await conn.run_sync(lambda c: body(_sa_runner(c), *args))
+
     async def players(self, ids: Iterable[str]) -> dict[str, PlayerRecord]:
         wanted = set(ids)
         if not wanted:
@@ -996,6 +1014,17 @@ class SqlStore(Store):
         ]
         await self._write(_Write(("table", table_id), ops))
 
+    async def remove_from_table(
+        self, table_id: str, seats: Iterable[SeatRecord], host: str | None, player: str
+    ) -> None:
+        ops = [
+            (_DELETE_SEATS, (table_id,)),
+            *_seat_ops(table_id, seats),
+            (_SET_HOST, (host, table_id)),
+            (_INSERT_REMOVED, (table_id, player)),
+        ]
+        await self._write(_Write(("table", table_id), ops, f"{player} was removed already"))
+
     async def save_settings(
         self,
         table_id: str,
@@ -1008,7 +1037,8 @@ class SqlStore(Store):
         await self._write(_Write(("table", table_id), ops))
 
     async def delete_table(self, table_id: str) -> None:
-        ops = [(stmt, (table_id,)) for stmt in (_DELETE_CHAT, _DELETE_MOVES, _DELETE_SEATS)]
+        children = (_DELETE_CHAT, _DELETE_MOVES, _DELETE_SEATS, _DELETE_REMOVED)
+        ops = [(stmt, (table_id,)) for stmt in children]
         ops.append((_DELETE_TABLE, (table_id,)))
         await self._write(_Write(("table", table_id), ops))
 
@@ -1105,7 +1135,7 @@ class SqlStore(Store):
     ) -> bool:
         args = (table_id, game, tuple(players), update)
         if self._sqlite is not None:
-            return await self._sqlite.call(_settle_on_sqlite, *args)
+            return await self._sqlite.call(_on_sqlite, _settle, *args)
         async with self.engine.begin() as conn:
             pg = conn.dialect.name == "postgresql"
             return await conn.run_sync(lambda c: _settle(_sa_runner(c), *args, lock=pg))
@@ -1311,6 +1341,7 @@ class SqlStore(Store):
         seats = await _seats_by_table(conn, ids)
         moves = await _moves_by_table(conn, ids)
         counts, lines = await _chat_by_table(conn, ids, chat)
+        removed = await _removed_by_table(conn, ids)
         known = await _players_by_id(conn, {p for t in records for p in _named(t, seats[t.id])})
         return [
             TableBundle(
@@ -1320,6 +1351,7 @@ class SqlStore(Store):
                 chat=tuple(lines[t.id]),
                 chat_count=counts[t.id],
                 players={p: known[p] for p in _named(t, seats[t.id]) if p in known},
+                removed=frozenset(removed[t.id]),
             )
             for t in records
         ]
@@ -1348,6 +1380,15 @@ async def _seats_by_table(conn: AsyncConnection, ids: Sequence[str]) -> dict[str
     for row in await _select_in(conn, lambda some: query.where(c.table_id.in_(some)), ids):
         seats[row.table_id].append(_seat(row))
     return seats
+
+
+async def _removed_by_table(conn: AsyncConnection, ids: Sequence[str]) -> dict[str, set[str]]:
+    c = schema.removed_players.c
+    removed: dict[str, set[str]] = {i: set() for i in ids}
+    query = schema.removed_players.select()
+    for row in await _select_in(conn, lambda some: query.where(c.table_id.in_(some)), ids):
+        removed[row.table_id].add(row.player)
+    return removed
 
 
 async def _moves_by_table(conn: AsyncConnection, ids: Sequence[str]) -> dict[str, list[MoveRecord]]:
@@ -1449,8 +1490,8 @@ def _settle(
     return True
 
 
-def _settle_on_sqlite(db: sqlite3.Connection, *args: Any) -> bool:
-    """:func:`_settle` on the SQLite writer thread, in a transaction of its own."""
+def _on_sqlite(db: sqlite3.Connection, body: Callable[..., T], *args: Any) -> T:
+    """``body(run, *args)`` on the SQLite writer thread, in a transaction of its own."""
 
     def run(sql: str, params: Sequence[Any]) -> tuple[list[Any], int]:
         cursor = db.execute(sql, tuple(params))
@@ -1458,13 +1499,41 @@ def _settle_on_sqlite(db: sqlite3.Connection, *args: Any) -> bool:
 
     db.execute("BEGIN IMMEDIATE")
     try:
-        settled = _settle(run, *args)
+        done = body(run, *args)
         db.execute("COMMIT")
     except BaseException:
         if db.in_transaction:
             db.execute("ROLLBACK")
         raise
-    return settled
+    return done
+
+
+# --- passkey challenges: taken once, whichever process asks ---------------------------
+
+_CHALLENGE_COLUMNS = "id, challenge, purpose, player, name, rp_id, expires_at"
+
+
+def _add_challenge(run: Runner, c: ChallengeRecord, now: int, limit: int) -> bool:
+    run("DELETE FROM passkey_challenges WHERE expires_at < ?", (now,))
+    rows, _ = run("SELECT COUNT(*) FROM passkey_challenges", ())
+    if rows[0][0] >= limit:
+        return False
+    row = (c.id, c.challenge, c.purpose, c.player, c.name, c.rp_id, c.expires_at)
+    run(f"INSERT INTO passkey_challenges ({_CHALLENGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+    return True
+
+
+def _take_challenge(run: Runner, challenge_id: str, now: int) -> ChallengeRecord | None:
+    rows, _ = run(
+        f"SELECT {_CHALLENGE_COLUMNS} FROM passkey_challenges WHERE id = ?", (challenge_id,)
+    )
+    # Two processes may read it at once: the one whose delete takes the row has it.
+    _, taken = run("DELETE FROM passkey_challenges WHERE id = ?", (challenge_id,))
+    if not rows or taken != 1:
+        return None
+    r = rows[0]
+    found = ChallengeRecord(r[0], bytes(r[1]), r[2], r[3], r[4], r[5], r[6])
+    return found if found.expires_at >= now else None
 
 
 def _sa_runner(conn: sa.Connection) -> Runner:

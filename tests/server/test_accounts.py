@@ -33,14 +33,72 @@ def unique(prefix: str) -> str:
     return f"{prefix}{random.randrange(10**6)}"
 
 
-async def guest(live_server: LiveServer, name: str) -> Client:
-    return await Client.connect(live_server.ws_url, name)
-
-
 async def keep(http: httpx.AsyncClient, token: str, name: str, password: str = PASSWORD):
     return await http.post(
         "/api/account", json={"name": name, "password": password}, headers=bearer(token)
     )
+
+
+class People:
+    """The set-ups of these tests: guests, accounts and passkeys on one server, every
+    connection closed at the end."""
+
+    def __init__(self, server: LiveServer, http: httpx.AsyncClient) -> None:
+        self.server = server
+        self.http = http
+        self.origin = server.url.rstrip("/")
+        self.clients: list[Client] = []
+        #: The passkey options :meth:`add_passkey` last answered.
+        self.last_options: dict = {}
+
+    async def guest(self, name: str) -> Client:
+        client = await Client.connect(self.server.ws_url, name)
+        self.clients.append(client)
+        return client
+
+    async def connect(self, token: str) -> Client:
+        client = await Client.connect(self.server.ws_url, None, token=token)
+        self.clients.append(client)
+        return client
+
+    async def account(self, name: str) -> tuple[Client, str]:
+        """A guest who kept a fresh account name (``name`` and a number) with PASSWORD."""
+        client = await self.guest(name)
+        kept = unique(name)
+        made = await keep(self.http, client.token, kept)
+        assert made.status_code == 201, made.text
+        return client, kept
+
+    async def sign_in(self, name: str, password: str = PASSWORD) -> httpx.Response:
+        return await self.http.post("/api/sign-in", json={"name": name, "password": password})
+
+    async def add_passkey(
+        self, token: str, key: Authenticator, label: str | None = None, **options: object
+    ) -> httpx.Response:
+        """Ask for options (``options``: the body, a guest's ``name``) and answer them."""
+        asked = await self.http.post(
+            "/api/account/passkeys/options", json=options, headers=bearer(token)
+        )
+        assert asked.status_code == 200, asked.text
+        public = self.last_options = asked.json()["publicKey"]
+        body = {
+            "challenge": asked.json()["challenge"],
+            "credential": key.create(public, self.origin),
+        }
+        if label is not None:
+            body["label"] = label
+        return await self.http.post("/api/account/passkeys", json=body, headers=bearer(token))
+
+    async def close(self) -> None:
+        for client in self.clients:
+            await client.close()
+
+
+@pytest.fixture
+async def people(live_server: LiveServer, http: httpx.AsyncClient):
+    found = People(live_server, http)
+    yield found
+    await found.close()
 
 
 # --- names -------------------------------------------------------------------------------
@@ -81,10 +139,9 @@ def test_invisible_and_direction_changing_names_are_refused(name: str) -> None:
     assert getattr(refused.value, "code", None) == "bad_account_name"
 
 
-async def test_a_guest_keeps_their_name_and_signs_in_elsewhere(
-    live_server: LiveServer, http: httpx.AsyncClient
-) -> None:
-    ann = await guest(live_server, "Ann")
+async def test_a_guest_keeps_their_name_and_signs_in_elsewhere(people: People) -> None:
+    http = people.http
+    ann = await people.guest("Ann")
     name = unique("Ann")
     described = await http.get("/api/account", headers=bearer(ann.token))
     assert described.json() == {"player": ann.player, "account": None}
@@ -92,24 +149,21 @@ async def test_a_guest_keeps_their_name_and_signs_in_elsewhere(
     assert made.status_code == 201, made.text
     assert made.json()["account"] == {"name": name, "password": True, "passkeys": []}
     # Another device: the same player (same id), a token of its own.
-    signed = await http.post("/api/sign-in", json={"name": name.upper(), "password": PASSWORD})
+    signed = await people.sign_in(name.upper())
     assert signed.status_code == 200, signed.text
     assert signed.json()["player"]["id"] == ann.player_id
-    other = await Client.connect(live_server.ws_url, None, token=signed.json()["token"])
+    other = await people.connect(signed.json()["token"])
     assert other.player_id == ann.player_id and other.token != ann.token
     # The name is taken, in any case or width; a second account is refused.
-    taken = await keep(http, (await guest(live_server, "Bob")).token, name.lower())
+    taken = await keep(http, (await people.guest("Bob")).token, name.lower())
     assert (taken.status_code, taken.json()["error"]["code"]) == (409, "name_taken")
     again = await keep(http, ann.token, unique("Ann"))
     assert again.json()["error"]["code"] == "already_an_account"
-    for client in (ann, other):
-        await client.close()
 
 
-async def test_bad_requests_change_nothing(
-    live_server: LiveServer, http: httpx.AsyncClient
-) -> None:
-    cat = await guest(live_server, "Cat")
+async def test_bad_requests_change_nothing(people: People) -> None:
+    http = people.http
+    cat = await people.guest("Cat")
     for body, code in [
         ({"name": "ca\u202et", "password": PASSWORD}, "bad_account_name"),
         ({"name": unique("Cat"), "password": "short"}, "bad_password"),
@@ -122,20 +176,15 @@ async def test_bad_requests_change_nothing(
     nobody = await http.post("/api/account", json={"name": "x", "password": PASSWORD})
     assert (nobody.status_code, nobody.json()["error"]["code"]) == (401, "bad_token")
     assert (await http.get("/api/account", headers=bearer(cat.token))).json()["account"] is None
-    await cat.close()
 
 
-async def test_wrong_passwords_and_unknown_names_look_the_same(
-    live_server: LiveServer, http: httpx.AsyncClient
-) -> None:
-    dan = await guest(live_server, "Dan")
-    name = unique("Dan")
-    assert (await keep(http, dan.token, name)).status_code == 201
+async def test_wrong_passwords_and_unknown_names_look_the_same(people: People) -> None:
+    _, name = await people.account("Dan")
     replies, times = {}, {"wrong": [], "unknown": []}
     for _ in range(5):
         for kind, who in (("wrong", name), ("unknown", unique("nobody"))):
             start = time.perf_counter()
-            reply = await http.post("/api/sign-in", json={"name": who, "password": "not it at all"})
+            reply = await people.sign_in(who, "not it at all")
             times[kind].append(time.perf_counter() - start)
             replies[kind] = (reply.status_code, reply.json())
     assert (
@@ -154,15 +203,11 @@ async def test_wrong_passwords_and_unknown_names_look_the_same(
     # Both check a password hash (a dummy one for an unknown name): similar times.
     wrong, unknown = statistics.median(times["wrong"]), statistics.median(times["unknown"])
     assert 0.4 < wrong / unknown < 2.5, (wrong, unknown)
-    await dan.close()
 
 
-async def test_changing_the_password_needs_the_old_one(
-    live_server: LiveServer, http: httpx.AsyncClient
-) -> None:
-    eve = await guest(live_server, "Eve")
-    name = unique("Eve")
-    await keep(http, eve.token, name)
+async def test_changing_the_password_needs_the_old_one(people: People) -> None:
+    http = people.http
+    eve, name = await people.account("Eve")
     wrong = await http.post(
         "/api/account/password",
         json={"old": "not the one", "new": "a new password"},
@@ -175,30 +220,24 @@ async def test_changing_the_password_needs_the_old_one(
         headers=bearer(eve.token),
     )
     assert changed.status_code == 200, changed.text
-    old = await http.post("/api/sign-in", json={"name": name, "password": PASSWORD})
-    new = await http.post("/api/sign-in", json={"name": name, "password": "a new password"})
+    old = await people.sign_in(name)
+    new = await people.sign_in(name, "a new password")
     assert (old.status_code, new.status_code) == (401, 200)
     # Passkeys only needs a passkey first.
     only = await http.delete("/api/account/password", headers=bearer(eve.token))
     assert (only.status_code, only.json()["error"]["code"]) == (409, "last_sign_in")
-    await eve.close()
 
 
-async def test_signing_out_ends_one_token_and_closes_its_sockets(
-    live_server: LiveServer, http: httpx.AsyncClient
-) -> None:
-    fay = await guest(live_server, "Fay")
-    name = unique("Fay")
-    await keep(http, fay.token, name)
-    phone_token = (
-        await http.post("/api/sign-in", json={"name": name, "password": PASSWORD})
-    ).json()["token"]
-    phone = await Client.connect(live_server.ws_url, None, token=phone_token)
+async def test_signing_out_ends_one_token_and_closes_its_sockets(people: People) -> None:
+    http, ws_url = people.http, people.server.ws_url
+    fay, name = await people.account("Fay")
+    phone_token = (await people.sign_in(name)).json()["token"]
+    phone = await people.connect(phone_token)
     out = await http.post("/api/sign-out", headers=bearer(phone_token))
     assert out.status_code == 204
     assert await phone.closed == 4001
     with pytest.raises(ServerError, match="bad_token"):
-        await Client.connect(live_server.ws_url, None, token=phone_token)
+        await Client.connect(ws_url, None, token=phone_token)
     assert (await http.get("/api/account", headers=bearer(phone_token))).status_code == 401
     # The laptop's token (the guest's first one) still works.
     assert (await http.get("/api/account", headers=bearer(fay.token))).status_code == 200
@@ -207,50 +246,40 @@ async def test_signing_out_ends_one_token_and_closes_its_sockets(
     assert (await http.post("/api/sign-out", headers=bearer(fay.token))).status_code == 204
     assert await fay.closed == 4001
     with pytest.raises(ServerError, match="bad_token"):
-        await Client.connect(live_server.ws_url, None, token=fay.token)
+        await Client.connect(ws_url, None, token=fay.token)
     # A guest cannot sign out: nothing would bring them back.
-    gil = await guest(live_server, "Gil")
+    gil = await people.guest("Gil")
     refused = await http.post("/api/sign-out", headers=bearer(gil.token))
     assert refused.json()["error"]["code"] == "not_an_account"
-    await gil.close()
 
 
-async def test_signing_out_everywhere_ends_every_older_token(
-    live_server: LiveServer, http: httpx.AsyncClient
-) -> None:
-    hal = await guest(live_server, "Hal")
-    name = unique("Hal")
-    await keep(http, hal.token, name)
-    tokens = [
-        (await http.post("/api/sign-in", json={"name": name, "password": PASSWORD})).json()["token"]
-        for _ in range(2)
-    ]
-    sockets = [await Client.connect(live_server.ws_url, None, token=t) for t in tokens]
+async def test_signing_out_everywhere_ends_every_older_token(people: People) -> None:
+    http = people.http
+    hal, name = await people.account("Hal")
+    tokens = [(await people.sign_in(name)).json()["token"] for _ in range(2)]
+    sockets = [await people.connect(t) for t in tokens]
     everywhere = await http.post("/api/sign-out/everywhere", headers=bearer(tokens[0]))
     assert everywhere.status_code == 200, everywhere.text
     fresh = everywhere.json()["token"]
     assert [await s.closed for s in (hal, *sockets)] == [4001, 4001, 4001]
     for old in (hal.token, *tokens):
         assert (await http.get("/api/account", headers=bearer(old))).status_code == 401
-    back = await Client.connect(live_server.ws_url, None, token=fresh)
+    back = await people.connect(fresh)
     assert back.player_id == hal.player_id
     # A sign-in after it works as before.
-    again = await http.post("/api/sign-in", json={"name": name, "password": PASSWORD})
+    again = await people.sign_in(name)
     assert (
         await http.get("/api/account", headers=bearer(again.json()["token"]))
     ).status_code == 200
-    await back.close()
 
 
 # --- passkeys ----------------------------------------------------------------------------
 
 
-async def test_a_guest_keeps_their_name_with_a_passkey(
-    live_server: LiveServer, http: httpx.AsyncClient
-) -> None:
-    origin = live_server.url.rstrip("/")
+async def test_a_guest_keeps_their_name_with_a_passkey(people: People) -> None:
+    http, origin = people.http, people.origin
     key = Authenticator()
-    ivy = await guest(live_server, "Ivy")
+    ivy = await people.guest("Ivy")
     name = unique("Ivy")
     options = await http.post(
         "/api/account/passkeys/options", json={"name": name}, headers=bearer(ivy.token)
@@ -305,60 +334,42 @@ async def test_a_guest_keeps_their_name_with_a_passkey(
         json={"challenge": ask["challenge"], "credential": key.get(ask["publicKey"], origin)},
     )
     assert removed.json()["error"]["code"] == "sign_in_failed"
-    await ivy.close()
 
 
-async def test_an_account_adds_a_second_passkey(
-    live_server: LiveServer, http: httpx.AsyncClient
-) -> None:
-    origin = live_server.url.rstrip("/")
-    jo = await guest(live_server, "Jo")
-    await keep(http, jo.token, unique("Jo"))
+async def test_an_account_adds_a_second_passkey(people: People) -> None:
+    jo, _ = await people.account("Jo")
     keys = Authenticator()
     for label in ("phone", "laptop"):
-        options = (
-            await http.post("/api/account/passkeys/options", json={}, headers=bearer(jo.token))
-        ).json()
-        excluded = options["publicKey"].get("excludeCredentials", [])
-        assert len(excluded) == len(keys.credentials)
-        added = await http.post(
-            "/api/account/passkeys",
-            json={
-                "challenge": options["challenge"],
-                "credential": keys.create(options["publicKey"], origin),
-                "label": label,
-            },
-            headers=bearer(jo.token),
-        )
+        added = await people.add_passkey(jo.token, keys, label)
         assert added.status_code == 201, added.text
+        # Each asked with the passkeys made before excluded.
+        excluded = people.last_options.get("excludeCredentials", [])
+        assert len(excluded) == len(keys.credentials) - 1
     assert [k["name"] for k in added.json()["account"]["passkeys"]] == ["phone", "laptop"]
     # Someone else's options cannot register a passkey for Jo.
-    kim = await guest(live_server, "Kim")
+    kim = await people.guest("Kim")
     options = (
-        await http.post(
+        await people.http.post(
             "/api/account/passkeys/options", json={"name": unique("Kim")}, headers=bearer(kim.token)
         )
     ).json()
-    stolen = await http.post(
+    stolen = await people.http.post(
         "/api/account/passkeys",
         json={
             "challenge": options["challenge"],
-            "credential": keys.create(options["publicKey"], origin),
+            "credential": keys.create(options["publicKey"], people.origin),
         },
         headers=bearer(jo.token),
     )
     assert stolen.json()["error"]["code"] == "bad_challenge"
-    for client in (jo, kim):
-        await client.close()
 
 
 # --- a guest upgraded mid-game -----------------------------------------------------------
 
 
-async def test_a_guest_upgraded_mid_game_keeps_their_seat(
-    live_server: LiveServer, http: httpx.AsyncClient
-) -> None:
-    lea = await guest(live_server, "Lea")
+async def test_a_guest_upgraded_mid_game_keeps_their_seat(people: People) -> None:
+    http = people.http
+    lea = await people.guest("Lea")
     bots = [{"seat": 1, "level": "easy"}]
     table = (await lea.ok("table.create", game="tagiron", bots=bots))["table"]
     await lea.ok("table.open", table=table)
@@ -366,18 +377,13 @@ async def test_a_guest_upgraded_mid_game_keeps_their_seat(
     name = unique("Lea")
     assert (await keep(http, lea.token, name)).status_code == 201
     # Sign in on a phone mid-game: the same seat is theirs there.
-    token = (await http.post("/api/sign-in", json={"name": name, "password": PASSWORD})).json()[
-        "token"
-    ]
-    phone = await Client.connect(live_server.ws_url, None, token=token)
+    phone = await people.connect((await people.sign_in(name)).json()["token"])
     snapshot = await phone.ok("table.open", table=table)
     assert snapshot["you"] == 0
     last = await play_seat(phone, table, random.Random(5))
     assert last.get("result") is not None or last.get("type") in ("table", "event")
     summary = (await http.get(f"/api/tables/{table}")).json()
     assert summary["seats"][0]["player"]["id"] == lea.player_id
-    for client in (lea, phone):
-        await client.close()
 
 
 # --- throttling --------------------------------------------------------------------------
@@ -402,7 +408,8 @@ async def test_sign_ins_are_throttled_per_account_and_per_address(make_live_serv
         ]
     )
     async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
-        mo = await guest(server, "Mo")
+        people = People(server, http)
+        mo = await people.guest("Mo")
         await keep(http, mo.token, "Mo")  # one of the address's 8
 
         async def codes(name: str, times: int) -> list[str]:
@@ -424,7 +431,7 @@ async def test_sign_ins_are_throttled_per_account_and_per_address(make_live_serv
         right = await http.post("/api/sign-in", json={"name": "Mo", "password": PASSWORD})
         assert right.json()["error"]["code"] == "sign_in_rate_limited"
         assert await codes("someone-else", 2) == ["sign_in_failed", "sign_in_rate_limited"]
-        await mo.close()
+        await people.close()
 
 
 async def test_accounts_are_never_removed_as_idle_guests(tmp_path) -> None:
