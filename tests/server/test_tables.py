@@ -374,6 +374,8 @@ async def test_a_game_nobody_watches_ends_as_abandoned(make_server: Callable[...
     assert bundle is not None and bundle.table.status == "finished"
     ended = {"places": [None, None], "reason": "abandoned", "winners": []}
     assert bundle.table.result == ended
+    # Its statistics are stored with it (the relay counts nothing): nothing to replay later.
+    assert bundle.table.statistics == [{}, {}]
     again = await tabs[0].ok("table.open", table=table)
     assert again["table"]["status"] == "finished" and again["result"] == ended
     assert again["n"] == 1 and again["view"]["words"] == ["hi"]  # stopped where it was
