@@ -946,8 +946,13 @@ class SqlStore(Store):
         """``body(run, *args)`` in a transaction of its own (on SQLite's writer thread)."""
         if self._sqlite is not None:
             return await self._sqlite.call(_on_sqlite, body, *args)
-        async with self.engine.begin() as conn:
-            return await conn.run_sync(lambda c: body(_sa_runner(c), *args))
+        try:
+            async with self.engine.begin() as conn:
+                return await conn.run_sync(lambda c: body(_sa_runner(c), *args))
+        except Exception as exc:  # as for a write: PostgreSQL gone is no bug of the caller
+            if is_unavailable(exc) and not isinstance(exc, StoreUnavailable):
+                raise StoreUnavailable(str(exc)) from exc
+            raise
 
     async def players(self, ids: Iterable[str]) -> dict[str, PlayerRecord]:
         wanted = set(ids)

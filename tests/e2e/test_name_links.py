@@ -19,7 +19,8 @@ ASK_BY_CONNECTION = """async () => {
 
 
 def _me(page) -> str:
-    return page.evaluate("() => window.bodoge.conn.player.id")
+    """This page's player id, once its connection said hello."""
+    return page.wait_for_function("() => window.bodoge?.conn?.player?.id").json_value()
 
 
 def test_tagiron_plates_and_result_link_to_profiles(open_page, screenshot_dir) -> None:
