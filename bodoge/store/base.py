@@ -150,6 +150,7 @@ class Store(ABC):
         """Replace the seats of a waiting table, ``player`` removed by its host, and keep
         ``player`` among those it removed (:attr:`TableBundle.removed`), in one transaction."""
 
+    @abstractmethod
     async def save_settings(
         self,
         table_id: str,
