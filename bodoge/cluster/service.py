@@ -83,6 +83,8 @@ class ClusterService:
         self.dropped = 0
         #: Hears of a player renamed on another process (player id, new name).
         self.on_renamed: Callable[[str, str], None] | None = None
+        #: Hears of tokens ended on another process (player id, token hashes; ``None``: all).
+        self.on_signed_out: Callable[[str, set[str] | None], None] | None = None
 
     async def start(self) -> None:
         """Prepare the store, connect to Redis, take the lease (raises if either is missing)."""
@@ -147,6 +149,20 @@ class ClusterService:
             self.ownership.wake()  # its tables are orphans now: look at once
         elif message.get("kind") == "renamed" and self.on_renamed is not None:
             self.on_renamed(str(message.get("player")), str(message.get("name")))
+        elif message.get("kind") == "signed_out" and self.on_signed_out is not None:
+            hashes = message.get("tokens")
+            ended = None if hashes is None else {str(h) for h in hashes}
+            self.on_signed_out(str(message.get("player")), ended)
+
+    def signed_out(self, player_id: str, token_hashes: set[str] | None) -> None:
+        """Tokens ended here (``None``: every token of the player): every process forgets
+        them and closes their sockets, so a device signed out stays signed out whichever
+        process it is connected to."""
+        tokens = None if token_hashes is None else sorted(token_hashes)
+        self.publish_soon(
+            self.namespace.cluster,
+            {"kind": "signed_out", "process": self.process, "player": player_id, "tokens": tokens},
+        )
 
     def renamed(self, player_id: str, name: str) -> None:
         """A player renamed themselves here: every other process shows the new name."""

@@ -95,7 +95,7 @@ class Server:
             self.players,
             sign_ins_per_hour=quotas.sign_ins_per_hour,
             sign_ins_per_account_hour=quotas.sign_ins_per_account_hour,
-            on_sign_out=self.sockets.signed_out,
+            on_sign_out=self._signed_out,
         )
         self.bots = BotRunner(self.config.bot_workers, self.games, self.config.bot_timeout)
         self.lobby = Lobby()
@@ -167,6 +167,7 @@ class Server:
         )
         await self.cluster.start()
         self.cluster.on_renamed = self._renamed_elsewhere
+        self.cluster.on_signed_out = self._signed_out_elsewhere
         self.store.fence = self.cluster.fence
         # Rates and retried requests are the cluster's: a visitor may land on any process.
         shared = self.cluster.shared
@@ -219,6 +220,21 @@ class Server:
             elif isinstance(answer, list):
                 summaries += [s for s in answer if isinstance(s, dict)]
         self.lobby.replace_remote(summaries, set(self.tables.live))
+
+    def _signed_out(self, player_id: str, token_hashes: set[str] | None) -> None:
+        """Tokens ended here: their sockets close here, and on every other process."""
+        self.sockets.signed_out(player_id, token_hashes)
+        if self.cluster is not None:
+            self.cluster.signed_out(player_id, token_hashes)
+
+    def _signed_out_elsewhere(self, player_id: str, token_hashes: set[str] | None) -> None:
+        # Another process ended them: forget them here too, or a cached token would still
+        # name the player on this process.
+        if token_hashes is None:
+            self.players.forget_player_tokens(player_id)
+        else:
+            self.players.forget_tokens(token_hashes)
+        self.sockets.signed_out(player_id, token_hashes)
 
     def renamed(self, player: Player) -> None:
         """A player's new name shows at the tables they sit at, on every process."""

@@ -11,6 +11,7 @@ import itertools
 import json
 import subprocess
 import sys
+import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -21,9 +22,11 @@ import sqlalchemy as sa
 from starlette.applications import Starlette
 
 from bodoge.cluster.namespace import Namespace
+from bodoge.server.accounts import SIGNED_OUT
 from bodoge.server.api import api_routes
 from bodoge.server.config import Quotas, ServerConfig
 from bodoge.server.metrics import health
+from bodoge.server.protocol import ProtocolError
 from bodoge.server.replica import Replica
 from bodoge.server.service import Server
 from bodoge.store import Fenced, MoveRecord, SeatRecord, TableRecord
@@ -733,3 +736,27 @@ async def test_new_tables_are_spread_over_the_processes(make_node: Make) -> None
             await tab.ok("table.open", table=table)
         await host.ok("table.start", table=table)
         assert (await host.ok("move", table=table, move={"type": "say", "word": "a"}))["n"] == 1
+
+
+async def test_signing_out_everywhere_reaches_every_process(make_node: Make) -> None:
+    """Sign out everywhere on one process: the account's sockets on another close too, and
+    the tokens that process had cached name nobody any more."""
+    a, b = await make_node(), await make_node()
+    (hal,) = await _players(a, 1)
+    player = a.players.get(str(hal.player["id"]))
+    assert player is not None
+    name = f"hal{uuid.uuid4().hex[:8]}"
+    await a.accounts.keep_name(player, "192.0.2.1", name, "correct horse battery")
+    on_b = Tab(b)
+    await on_b.ok("hello", token=hal.token)  # b caches hal's token
+    assert (await b.players.by_token(hal.token)).id == player.id
+    fresh = await a.accounts.sign_out_everywhere(player)
+
+    async def closed_on_b() -> bool:
+        return on_b.transport.closed_with == SIGNED_OUT
+
+    await _until(closed_on_b)
+    with pytest.raises(ProtocolError) as refused:
+        await b.players.by_token(hal.token)
+    assert refused.value.code == "bad_token"
+    assert (await b.players.by_token(fresh)).id == player.id
