@@ -5,6 +5,7 @@
 
 import { fill, h, icon } from "/static/js/dom.js";
 import { t } from "/static/js/i18n.js";
+import { dialogShell } from "/static/js/ui.js";
 import { number, rack, sortTiles, tile, tileName } from "./tiles.js";
 
 const PHYSICAL = [];
@@ -39,18 +40,17 @@ export function declareDialog({ view, fromMemo, fromAssist }) {
   let step = "pick";
 
   return new Promise((resolve) => {
-    const dialog = h("dialog", { class: "dialog dialog--declare", dataset: { testid: "declare-dialog" } });
-    const close = (value) => {
-      dialog.close();
-      dialog.remove();
-      resolve(value);
-    };
-    dialog.addEventListener("cancel", (e) => {
-      e.preventDefault();
-      if (step === "confirm") {
-        step = "pick";
-        draw();
-      } else close(null);
+    // Escape on the review step goes back to the picking, not out.
+    const { dialog, close } = dialogShell({
+      resolve,
+      className: "dialog--declare",
+      testid: "declare-dialog",
+      onEscape: () => {
+        if (step === "confirm") {
+          step = "pick";
+          draw();
+        } else close(null);
+      },
     });
 
     const codes = () => sortTiles(chosen.map((id) => PHYSICAL.find((p) => p.id === id).code));

@@ -4,21 +4,33 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 
 /**
+ * An empty <dialog> for a promise: `close(value)` closes it, takes it off the
+ * page and resolves with `value`.  Escape calls `onEscape` (a dialog with steps
+ * may go back one) and otherwise closes with `null`; the browser's own close on
+ * Escape is always prevented, so the promise is resolved exactly once.
+ */
+export function dialogShell({ resolve, className = "", testid = null, onEscape = null }) {
+  const dialog = h("dialog", { class: ["dialog", className], dataset: { testid } });
+  const close = (value) => {
+    dialog.close();
+    dialog.remove();
+    resolve(value);
+  };
+  dialog.addEventListener("cancel", (e) => {
+    e.preventDefault();
+    if (onEscape) onEscape();
+    else close(null);
+  });
+  return { dialog, close };
+}
+
+/**
  * Show a modal dialog whose body is `content` and resolve with the value the
  * chosen button carries (`null` when closed with Escape or Cancel).
  */
 export function modal({ title, content, buttons, className = "", testid = null, onOpen = null }) {
   return new Promise((resolve) => {
-    const dialog = h("dialog", { class: ["dialog", className], dataset: { testid } });
-    const close = (value) => {
-      dialog.close();
-      dialog.remove();
-      resolve(value);
-    };
-    dialog.addEventListener("cancel", (e) => {
-      e.preventDefault();
-      close(null);
-    });
+    const { dialog, close } = dialogShell({ resolve, className, testid });
     const choose = (b) => {
       const value = typeof b.value === "function" ? b.value() : b.value;
       if (value !== undefined) close(value);
