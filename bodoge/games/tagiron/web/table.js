@@ -497,7 +497,7 @@ export function createTable(ctx) {
           ),
           h(
             "ol",
-            { class: "tg-places" },
+            { class: "stack-list" },
             seats.map((s) =>
               h(
                 "li",

@@ -298,7 +298,7 @@ export function mountLobby(root, app) {
           },
           field(t("lobby.game"), gameChoice),
           field(t("lobby.players"), playerChoice),
-          field(t("lobby.seats"), h("ul", { class: "seat-setups" }, seatRows)),
+          field(t("lobby.seats"), h("ul", { class: "stack-list" }, seatRows)),
           gameForm ? field(t("lobby.options"), gameForm.form.el) : null,
           h(
             "div",
