@@ -30,6 +30,26 @@ def field(page, key: str) -> str:
     return page.inner_text(f"[data-testid=table-fields] [data-testid=field-{key}]").strip()
 
 
+# The options of the host's selects whose text is wider than the select shows (a
+# closed select cannot wrap): its inner width less the padding and the arrow.
+CUT_OPTIONS_JS = """() => {
+  const pen = document.createElement("canvas").getContext("2d");
+  const cut = [];
+  for (const el of document.querySelectorAll("select[data-testid^=field-edit-]")) {
+    const cs = getComputedStyle(el);
+    pen.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    const room = el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 20;
+    for (const o of el.options) if (pen.measureText(o.text).width > room) cut.push(o.text);
+  }
+  return cut;
+}"""
+
+
+def assert_options_readable(page) -> None:
+    assert page.locator("select[data-testid^=field-edit-]").count() >= 3
+    assert page.evaluate(CUT_OPTIONS_JS) == [], page.viewport_size
+
+
 def test_the_waiting_room_shows_the_games_own_options_to_everyone(open_page, screenshot_dir):
     host, _ = open_page("/")
     ui.sign_in(host, "はなこ")
@@ -198,7 +218,14 @@ def test_the_host_sets_the_table_in_the_waiting_room(open_page, screenshot_dir):
     )
     assert refused == "not_host"
     assert field(taro, "bot_pace").startswith("ゆっくり")
-    ui.screenshots(hana, screenshot_dir, "waiting-room-host", user_texts=["はなこ", "Taro"])
+    # Every option reads whole, in both languages, at desktop and phone width.
+    ui.screenshots(
+        hana,
+        screenshot_dir,
+        "waiting-room-host",
+        user_texts=["はなこ", "Taro"],
+        before=assert_options_readable,
+    )
     audit = Audit()
     audit.check(hana, "the host's waiting room, every setting a control")
     audit.assert_clean()

@@ -120,5 +120,5 @@ export function tableFields(game, table, { edit = null, ...attrs } = {}) {
     row("options", f, f.key === "players" ? table.options?.players ?? table.seats?.length : table.options?.[f.key]);
   }
   for (const f of fields.settings ?? []) row("settings", f, table.settings?.[f.key] ?? null);
-  return h("dl", { class: "wr-settings", ...attrs }, rows);
+  return h("dl", { class: ["wr-settings", edit && "wr-settings--edit"], ...attrs }, rows);
 }
