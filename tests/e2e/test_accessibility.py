@@ -204,6 +204,15 @@ def test_tagiron_lobby_waiting_room_play_end_and_replay(open_page):
     page.keyboard.press("Enter")
     page.wait_for_selector("[data-testid=declare-dialog]")
     audit.check(page, "tagiron, declaring")
+    # Escape on the review step goes back to the picking; on the picking, out.
+    dialog = page.locator("[data-testid=declare-dialog]")
+    while dialog.locator("[data-testid=decl-next][disabled]").count():
+        dialog.locator(".decl-tile:not([disabled]):not(.decl-tile--on)").first.click()
+    dialog.locator("[data-testid=decl-next]").click()
+    dialog.locator("[data-testid=decl-ok]").wait_for()
+    page.keyboard.press("Escape")
+    dialog.locator("[data-testid=decl-next]").wait_for()
+    assert dialog.locator("[data-testid=decl-ok]").count() == 0
     page.keyboard.press("Escape")
     page.wait_for_selector("[data-testid=declare-dialog]", state="detached")
     assert not focus_on_body(page), "closing the declaration dropped the focus"
