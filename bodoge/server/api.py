@@ -116,12 +116,18 @@ async def table_summary(server: Server, request: Request) -> Response:
     return JSONResponse(table.summary())
 
 
-async def history(server: Server, request: Request) -> Response:
+async def _finished_table(server: Server, request: Request, shown: str) -> LiveTable | Response:
+    """The request's table if its game is over (what is ``shown`` only then), else an error."""
     table = await _table(server, request)
+    if isinstance(table, LiveTable) and table.status != "finished":
+        return http_error(409, "not_finished", f"the {shown} is shown once the game is over")
+    return table
+
+
+async def history(server: Server, request: Request) -> Response:
+    table = await _finished_table(server, request, "history")
     if isinstance(table, Response):
         return table
-    if table.status != "finished":
-        return http_error(409, "not_finished", "the history is shown once the game is over")
     raw = request.query_params.get("seat")
     seat: int | None = None
     if raw is not None:
@@ -146,11 +152,9 @@ REVIEWS_KEPT = 64
 
 async def review(server: Server, request: Request) -> Response:
     """A finished game's review, for every seat (the game's ``review``; worked out once)."""
-    table = await _table(server, request)
+    table = await _finished_table(server, request, "review")
     if isinstance(table, Response):
         return table
-    if table.status != "finished":
-        return http_error(409, "not_finished", "the review is shown once the game is over")
     kept = server.reviews
     found = kept.get(table.id)
     if found is not None:

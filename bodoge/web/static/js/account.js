@@ -275,7 +275,7 @@ export function mountAccount(root, app) {
       "section",
       { class: "panel account-panel", "aria-labelledby": "passkeys-title" },
       h("h2", { id: "passkeys-title" }, t("account.passkeys")),
-      keys.length ? h("ul", { class: "passkeys" }, keys) : h("p", { class: "muted" }, t("account.no_passkeys")),
+      keys.length ? h("ul", { class: "stack-list" }, keys) : h("p", { class: "muted" }, t("account.no_passkeys")),
       passkeysWork()
         ? h(
             "div",
