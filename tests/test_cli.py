@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from bodoge.bench.cli import ASSIST_SCRIPT, POSITION
 from bodoge.cli import COMMAND_MODULES, build_parser
-from bodoge.cli_bench import ASSIST_SCRIPT, POSITION
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,6 +13,7 @@ The pieces the cluster is built from, each usable and tested on its own:
   claims and the store writer's fence), started by ``bodoge serve --redis``.
 
 The table server's side — replicas of tables other processes run, commands forwarded to
-the owner, presence — is :mod:`bodoge.server.replica`. See docs/architecture.md ("Cluster")
+the owner, presence — is :mod:`bodoge.server.replication.replica`.
+See docs/architecture.md ("Cluster")
 and docs/deploy.md.
 """

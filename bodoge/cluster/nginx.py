@@ -44,7 +44,7 @@ upstream bodoge {{
 }}
 server {{
     listen {listen};
-    # A whole uploaded deck (bodoge/server/assets.py, MAX_UPLOAD_BYTES) in one request.
+    # A whole uploaded deck (bodoge/server/edge/assets.py, MAX_UPLOAD_BYTES) in one request.
     client_max_body_size 48m;
     location / {{
         proxy_pass http://bodoge;

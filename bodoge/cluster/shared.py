@@ -4,11 +4,11 @@ A visitor behind a load balancer lands on any process, and a client that reconne
 on another one than before. Two things a single process keeps in memory must therefore
 be the cluster's:
 
-* **Rates** (:class:`~bodoge.server.quotas.Buckets`: new players, sign-ins, tables and
+* **Rates** (:class:`~bodoge.server.services.quotas.Buckets`: new players, sign-ins, tables and
   uploads an hour). Each is a token bucket in a Redis hash, taken from by a Lua script in
   one round trip, on Redis's clock, so a rate is the same however many processes there
   are. A full bucket's key expires: Redis holds only the buckets in use.
-* **Remembered replies** (:mod:`bodoge.server.replies`): a request that changes something
+* **Remembered replies** (:mod:`bodoge.server.services.replies`): a request that changes something
   is noted under ``(player, request id)`` before it runs — with the process that runs it
   — and its reply once it has one, for ``seconds``. A retry that reaches another process
   (the client reconnected through the load balancer) finds the note: it gets the reply,

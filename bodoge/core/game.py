@@ -277,7 +277,7 @@ class Game(ABC, Generic[S, M, Opts]):
 
         A bot holds such a move for its table's reaction window after the last
         move, so that a person who saw the same thing has the time to act on it
-        (``bodoge/server/pace.py``).  The default: a move out of turn.
+        (``bodoge/server/runtime/pace.py``).  The default: a move out of turn.
         """
         return seat not in self.to_act(state)
 

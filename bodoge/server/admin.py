@@ -21,8 +21,8 @@ import argparse
 import asyncio
 from pathlib import Path
 
-from bodoge.server.config import DAY
-from bodoge.server.protocol import iso, now_ms
+from bodoge.server.runtime.config import DAY
+from bodoge.server.runtime.protocol import iso, now_ms
 from bodoge.store import PictureSetRecord, open_store, sqlite_url
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import platformdirs
 
-from bodoge.server.config import DAY, Limits, Quotas, ServerConfig
+from bodoge.server.runtime.config import DAY, Limits, Quotas, ServerConfig
 from bodoge.store import sqlite_url
 
 
@@ -273,7 +273,7 @@ def cluster_config_error(db_url: str, redis_url: str, namespace: str | None) -> 
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from bodoge.server.app import create_app
+    from bodoge.server.edge.app import create_app
 
     data = args.data or default_data_dir()
     db_url = args.db or sqlite_url(data)

@@ -75,7 +75,7 @@ class Store(ABC):
         """Delete those of ``ids`` who are still guests unseen since before ``seen_before``
         (``None``: whenever seen); how many were deleted."""
 
-    # --- accounts (bodoge/server/accounts.py) ------------------------------------------
+    # --- accounts (bodoge/server/services/accounts.py) ------------------------------------------
 
     @abstractmethod
     async def account(self, player_id: str) -> AccountRecord | None:
@@ -215,7 +215,7 @@ class Store(ABC):
     ) -> None:
         """Finish a running table without a move (an abandoned game), stopping its timers."""
 
-    # --- statistics (bodoge/server/statistics.py) -------------------------------------
+    # --- statistics (bodoge/server/services/statistics.py) -------------------------------------
 
     @abstractmethod
     async def unsummarised_tables(self, limit: int = 100) -> list[str]:
@@ -225,7 +225,7 @@ class Store(ABC):
     async def save_statistics(self, table_id: str, statistics: Sequence[Mapping[str, int]]) -> None:
         """The statistics of a finished table made afterwards, from its replayed game."""
 
-    # --- ratings (bodoge/server/ratings.py) ------------------------------------------
+    # --- ratings (bodoge/server/services/ratings.py) ------------------------------------------
 
     @abstractmethod
     async def pending_ratings(self) -> list[str]:

@@ -14,9 +14,9 @@ players = sa.Table(
     sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
     sa.Column("created_at", sa.BigInteger, nullable=False),
     # Added after the first release (stores made before gain it when opened): when the player
-    # last said hello, for the removal of idle guests (bodoge/server/housekeeping.py).
+    # last said hello, for the removal of idle guests (bodoge/server/services/housekeeping.py).
     sa.Column("seen_at", sa.BigInteger, nullable=True),
-    # Accounts (bodoge/server/accounts.py), added after the first release too: a guest who
+    # Accounts (bodoge/server/services/accounts.py), added after the first release too: a guest who
     # kept their name has an account name as typed, its key (NFKC, case folded: unique) and,
     # if they chose one, the argon2 hash of a password.  A guest has none of them.
     sa.Column("account_name", sa.Text, nullable=True),
@@ -80,7 +80,7 @@ tables = sa.Table(
     # Added after the first release too: what each seat did in the finished game, the
     # counts of ``Game.statistics`` (a list, one object per seat) that profiles add up.
     # Written with the result; NULL for a table finished before it came, until the
-    # server's start-up replays that game and fills it in (bodoge/server/statistics.py).
+    # server's start-up replays that game and fills it in (bodoge/server/services/statistics.py).
     sa.Column("statistics", sa.JSON, nullable=True),
 )
 
@@ -109,7 +109,8 @@ seats = sa.Table(
     sa.Column("left_player", sa.String(32), nullable=True),
 )
 
-# Ratings per game (bodoge/server/ratings.py): one row per player (or ``bot:<level>``) and game.
+# Ratings per game (bodoge/server/services/ratings.py): one row per player
+# (or ``bot:<level>``) and game.
 ratings = sa.Table(
     "ratings",
     metadata,
@@ -155,7 +156,7 @@ removed_players = sa.Table(
     sa.Column("player", sa.String(32), primary_key=True),
 )
 
-# Passkey ceremonies begun and not finished (bodoge/server/accounts.py): in the store, so a
+# Passkey ceremonies begun and not finished (bodoge/server/services/accounts.py): in the store, so a
 # ceremony begun on one process may finish on another.  Each is taken (deleted) once, by the
 # request that finishes it; expired ones are swept as new ones come.
 passkey_challenges = sa.Table(
@@ -209,7 +210,7 @@ PLAYER_INDEXES = (
 #: One account per key: two names that read the same after NFKC and case folding clash.
 ACCOUNT_INDEX = sa.Index("players_by_account", players.c.account_key, unique=True)
 
-# Sets of uploaded pictures, already checked and redrawn (bodoge/server/pictures.py).  A set
+# Sets of uploaded pictures, already checked and redrawn (bodoge/server/edge/pictures.py).  A set
 # is written once, whole, and never changes.  (Stores made before these two tables kept the
 # pictures in one table, deck_images; they are moved here when such a store is opened.)
 picture_sets = sa.Table(
@@ -220,7 +221,7 @@ picture_sets = sa.Table(
     sa.Column("created_at", sa.BigInteger, nullable=False),
     # Added after picture sets came (stores made before gain them when opened; their sets'
     # bytes are counted then): the player who uploaded the set, the bytes of its pictures,
-    # and when a table last named it (bodoge/server/housekeeping.py deletes unused sets).
+    # and when a table last named it (bodoge/server/services/housekeeping.py deletes unused sets).
     sa.Column("owner", sa.String(32), nullable=True, index=True),
     sa.Column("bytes", sa.BigInteger, nullable=True),
     sa.Column("used_at", sa.BigInteger, nullable=True),

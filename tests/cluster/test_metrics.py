@@ -13,8 +13,8 @@ from starlette.applications import Starlette
 
 from bodoge.cluster.bus import Bus
 from bodoge.cluster.namespace import Namespace
-from bodoge.server.metrics import Metrics, Readings, database_probe, health, routes
-from bodoge.server.stats import Counters
+from bodoge.server.edge.metrics import Metrics, Readings, database_probe, health, routes
+from bodoge.server.runtime.stats import Counters
 from bodoge.store import sqlite_url
 from tests.support.services import RedisServer
 

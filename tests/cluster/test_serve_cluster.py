@@ -22,13 +22,13 @@ import sqlalchemy as sa
 from starlette.applications import Starlette
 
 from bodoge.cluster.namespace import Namespace
-from bodoge.server.accounts import SIGNED_OUT
-from bodoge.server.api import api_routes
-from bodoge.server.config import Quotas, ServerConfig
-from bodoge.server.metrics import health
-from bodoge.server.protocol import ProtocolError
-from bodoge.server.replica import Replica
-from bodoge.server.service import Server
+from bodoge.server.edge.api import api_routes
+from bodoge.server.edge.metrics import health
+from bodoge.server.replication.replica import Replica
+from bodoge.server.runtime.config import Quotas, ServerConfig
+from bodoge.server.runtime.protocol import ProtocolError
+from bodoge.server.services.accounts import SIGNED_OUT
+from bodoge.server.wiring import Server
 from bodoge.store import Fenced, MoveRecord, SeatRecord, TableRecord
 from bodoge.store.sql import SqlStore
 from tests.games.relay.game import RelayGame

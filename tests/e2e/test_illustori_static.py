@@ -24,7 +24,7 @@ import pytest
 
 from bodoge.games.illustori import kana, shiritori
 from bodoge.games.illustori.cards import ATTRIBUTION
-from bodoge.server import pictures
+from bodoge.server.edge import pictures
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "bodoge" / "games" / "illustori" / "web"

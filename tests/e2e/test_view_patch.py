@@ -1,6 +1,6 @@
 """The browser applies a view patch exactly as the server means it.
 
-The server diffs a seat's view (``bodoge/server/viewdiff.py``); the page applies
+The server diffs a seat's view (``bodoge/server/runtime/viewdiff.py``); the page applies
 the patch (``web/static/js/patch.js``).  Random pairs of documents, diffed in
 Python and applied in the page, must give the new document, leave the old one
 untouched and share what did not change.
@@ -11,7 +11,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bodoge.server import viewdiff
+from bodoge.server.runtime import viewdiff
 
 APPLY_JS = """
 async ([doc, ops, events]) => {

@@ -14,11 +14,11 @@ import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 
+from bodoge.bench.server import pick_move
 from bodoge.core.values import JSON
 from bodoge.games.tagiron.events import Declared
 from bodoge.games.tagiron.game import TagironGame
 from bodoge.games.tagiron.tiles import ALL_TILES, COPIES, sort_key
-from bodoge.server.bench import pick_move
 from tests.support.client import Client
 
 GAME = TagironGame()

@@ -9,7 +9,7 @@ import time
 import httpx
 import pytest
 
-from bodoge.server.accounts import account_key
+from bodoge.server.services.accounts import account_key
 from bodoge.store import PlayerRecord, open_store
 from tests.server.tagiron_play import play_seat
 from tests.support.authenticator import Authenticator

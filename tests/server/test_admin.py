@@ -13,7 +13,7 @@ from PIL import Image
 
 from bodoge.cli import build_parser
 from bodoge.server.cli import quotas_of
-from bodoge.server.config import DAY, Quotas
+from bodoge.server.runtime.config import DAY, Quotas
 from tests.support.client import Client
 from tests.support.live_server import DEFAULT_ARGS, ROOT, LiveServer
 

@@ -11,8 +11,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from bodoge.server.connection import HANDLERS
-from bodoge.server.protocol import CLIENT_MESSAGES
+from bodoge.server.edge.connection import HANDLERS
+from bodoge.server.runtime.protocol import CLIENT_MESSAGES
 from tests.server.tagiron_play import random_move
 from tests.support.client import Client
 from tests.support.live_server import LiveServer

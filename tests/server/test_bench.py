@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bodoge.server.bench import FACTS, Known, serve_command
+from bodoge.bench.server import FACTS, Known, serve_command
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -2,7 +2,7 @@
 
 In-process servers (no sockets) with short paces, so the rules are checked in
 seconds: what matters is who waits for what, not the exact figures, which
-``bodoge/server/pace.py`` states and its doctest checks.
+``bodoge/server/runtime/pace.py`` states and its doctest checks.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
+from bodoge.bench.server import pick_move
 from bodoge.games.tagiron.ai.position import Position
 from bodoge.games.tagiron.ai.solver import Deduction
 from bodoge.games.tagiron.game import TagironGame
-from bodoge.server.bench import pick_move
-from bodoge.server.config import ServerConfig
-from bodoge.server.pace import PACE_TABLE, PACES, Pace
-from bodoge.server.service import Server
-from bodoge.server.settings import parse_settings
+from bodoge.server.runtime.config import ServerConfig
+from bodoge.server.runtime.pace import PACE_TABLE, PACES, Pace
+from bodoge.server.runtime.settings import parse_settings
+from bodoge.server.wiring import Server
 from bodoge.store import sqlite_url
 from tests.server.test_tables import Tab, _tabs
 

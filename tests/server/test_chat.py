@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bodoge.server.chat import Chat, ChatLine
+from bodoge.server.runtime.chat import Chat, ChatLine
 from bodoge.store import ChatRecord
 
 

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from bodoge.core.values import JSON
-from bodoge.server.config import Limits, ServerConfig
-from bodoge.server.connection import Connection
-from bodoge.server.service import Server
+from bodoge.server.edge.connection import Connection
+from bodoge.server.runtime.config import Limits, ServerConfig
+from bodoge.server.wiring import Server
 from bodoge.store import sqlite_url
 from tests.games.relay.game import RelayGame
 

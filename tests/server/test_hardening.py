@@ -268,6 +268,6 @@ async def test_connections_per_player_are_capped(
 
 
 def test_the_default_caps() -> None:
-    from bodoge.server.config import Limits
+    from bodoge.server.runtime.config import Limits
 
     assert (Limits().connections_per_address, Limits().connections_per_player) == (64, 16)

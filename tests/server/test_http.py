@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from bodoge.games import get
-from bodoge.server.pages import WEB_STATIC, game_web_dir
+from bodoge.server.edge.pages import WEB_STATIC, game_web_dir
 from tests.server.tagiron_play import play_seat
 from tests.support.client import Client
 from tests.support.live_server import LiveServer

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bodoge.server.identity import check_name, check_text
-from bodoge.server.protocol import ProtocolError
+from bodoge.server.runtime.protocol import ProtocolError
+from bodoge.server.services.identity import check_name, check_text
 
 GOOD_NAMES = [
     "はなこ",

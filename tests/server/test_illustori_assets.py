@@ -21,7 +21,7 @@ from PIL import Image
 
 from bodoge.games.illustori.art import card_svg
 from bodoge.games.illustori.cards import card
-from bodoge.server.assets import MAX_UPLOAD_BYTES, UploadTooLarge, _limited
+from bodoge.server.edge.assets import MAX_UPLOAD_BYTES, UploadTooLarge, _limited
 from tests.support.client import Client
 from tests.support.live_server import LiveServer
 
@@ -196,7 +196,7 @@ async def test_a_stream_longer_than_the_limit_is_cut_off() -> None:
 
 
 def test_error_bodies_are_json_objects_with_code_and_message() -> None:
-    from bodoge.server.assets import error
+    from bodoge.server.edge.assets import error
 
     response = error(400, "bad_upload", "nope")
     assert json.loads(response.body) == {"error": {"code": "bad_upload", "message": "nope"}}

@@ -8,8 +8,8 @@ import logging
 import pytest
 
 from bodoge.core.errors import NotYourTurn
-from bodoge.server.inbox import Inbox, TableGone
-from bodoge.server.protocol import ProtocolError
+from bodoge.server.runtime.inbox import Inbox, TableGone
+from bodoge.server.runtime.protocol import ProtocolError
 
 
 async def test_commands_run_one_at_a_time_in_the_order_they_came() -> None:

@@ -10,8 +10,8 @@ import zipfile
 import pytest
 from PIL import Image
 
-from bodoge.server import pictures
-from bodoge.server.pictures import (
+from bodoge.server.edge import pictures
+from bodoge.server.edge.pictures import (
     MAX_FILE_BYTES,
     MAX_PICTURES,
     MAX_SIDE,

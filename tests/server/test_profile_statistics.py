@@ -12,7 +12,7 @@ import httpx
 from bodoge.games import registry
 from bodoge.games.tagiron.game import TagironGame
 from bodoge.games.tagiron.moves import Declare, Pass
-from bodoge.server.statistics import fill_in
+from bodoge.server.services.statistics import fill_in
 from bodoge.store import MoveRecord, PlayerRecord, SeatRecord, TableRecord, Timers, open_store
 from tests.games.tagiron.helpers import any_question, new
 from tests.server.tagiron_play import history, play_seat

@@ -12,9 +12,9 @@ import pytest
 import bodoge.core.errors as core_errors
 from bodoge.core.errors import GameError
 from bodoge.games import registry
-from bodoge.server.config import Limits
-from bodoge.server.pictures import PictureError
-from bodoge.server.protocol import CLIENT_MESSAGES, CLOSE_CODES, ERRORS, SERVER_MESSAGES
+from bodoge.server.edge.pictures import PictureError
+from bodoge.server.runtime.config import Limits
+from bodoge.server.runtime.protocol import CLIENT_MESSAGES, CLOSE_CODES, ERRORS, SERVER_MESSAGES
 from tests.support import schema
 from tests.support.schema import FrameChecker
 
@@ -127,7 +127,7 @@ def test_documented_limits_match_the_code(phrase: str, value: bool) -> None:
 
 def test_http_error_codes_are_documented() -> None:
     server = Path(__file__).resolve().parents[2] / "bodoge" / "server"
-    source = "".join(p.read_text() for p in server.glob("*.py"))
+    source = "".join(p.read_text() for p in server.rglob("*.py"))
     used = set(re.findall(r"(?:error|refused)\(\s*\d{3},\s*\"([a-z_]+)\"", source))
     assert {"unknown_table", "not_finished"} <= used  # the pattern finds them
     documented = set(re.findall(r"`([a-z_]+)`", _section("HTTP")))

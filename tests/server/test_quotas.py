@@ -15,7 +15,7 @@ from collections.abc import Callable
 import httpx
 from PIL import Image
 
-from bodoge.server.config import DAY, Quotas
+from bodoge.server.runtime.config import DAY, Quotas
 from tests.support.client import Client
 from tests.support.live_server import LiveServer
 

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from bodoge.games import registry
-from bodoge.server.ratings import ANCHOR, DEFAULT, Ratings, Seat, rate
+from bodoge.server.services.ratings import ANCHOR, DEFAULT, Ratings, Seat, rate
 from bodoge.store import MoveRecord, PlayerRecord, SeatRecord, TableRecord, Timers, open_store
 from tests.server.tagiron_play import play_seat
 from tests.server.test_accounts import PASSWORD, bearer, unique

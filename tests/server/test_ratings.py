@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from bodoge.server.ratings import (
+from bodoge.server.services.ratings import (
     ANCHOR,
     DEFAULT,
     MU,

@@ -12,7 +12,7 @@ import httpx
 
 from bodoge.core.values import JSON
 from bodoge.games import registry
-from bodoge.server.service import Server
+from bodoge.server.wiring import Server
 from tests.server.tagiron_play import play_seat
 from tests.server.test_tables import Tab, _relay, _tabs, make_server, server
 from tests.support.client import Client

@@ -25,7 +25,7 @@ from bodoge.core.errors import GameError
 from bodoge.core.game import EndReason, Game
 from bodoge.core.values import JSON
 from bodoge.games import registry as games
-from bodoge.server.protocol import CLIENT_MESSAGES, ERRORS, SERVER_MESSAGES
+from bodoge.server.runtime.protocol import CLIENT_MESSAGES, ERRORS, SERVER_MESSAGES
 from tests.support import schema
 from tests.support.schema import BASE, SCHEMA_DIR, FrameChecker, validate
 

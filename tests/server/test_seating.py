@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
-from bodoge.server.protocol import ProtocolError
-from bodoge.server.seating import Seating
+from bodoge.server.runtime.protocol import ProtocolError
+from bodoge.server.runtime.seating import Seating
 from bodoge.store import SeatRecord
 
 

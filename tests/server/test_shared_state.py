@@ -12,9 +12,9 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from bodoge.server.account_api import account_routes
-from bodoge.server.config import ServerConfig
-from bodoge.server.service import Server
+from bodoge.server.edge.account_api import account_routes
+from bodoge.server.runtime.config import ServerConfig
+from bodoge.server.wiring import Server
 from bodoge.store import sqlite_url
 from tests.support.authenticator import Authenticator
 from tests.support.client import Client

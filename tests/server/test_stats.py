@@ -1,5 +1,5 @@
-"""``GET /api/stats``, the collector's pauses (``bodoge/server/stats.py``) and the
-collector policy (``bodoge/server/collector.py``)."""
+"""``GET /api/stats``, the collector's pauses (``bodoge/server/runtime/stats.py``) and the
+collector policy (``bodoge/server/services/collector.py``)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from bodoge.server.bench import pick_move
-from bodoge.server.collector import Collector
-from bodoge.server.stats import KEPT, GcPauses
+from bodoge.bench.server import pick_move
+from bodoge.server.runtime.stats import KEPT, GcPauses
+from bodoge.server.services.collector import Collector
 from tests.support.client import Client
 from tests.support.live_server import LiveServer
 

@@ -1,6 +1,6 @@
 """The table machinery in-process: clocks, turn limits, slow clients, store failures, memory.
 
-These drive :class:`~bodoge.server.connection.Connection` with frames directly
+These drive :class:`~bodoge.server.edge.connection.Connection` with frames directly
 (no sockets), on a test game with a rule clock (:mod:`tests.games.relay.game`).
 """
 
@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from bodoge.core.values import JSON
-from bodoge.server import settings as settings_module
-from bodoge.server.config import Limits, ServerConfig
-from bodoge.server.service import Server
-from bodoge.server.table import LiveTable
+from bodoge.server.runtime import settings as settings_module
+from bodoge.server.runtime.config import Limits, ServerConfig
+from bodoge.server.runtime.table import LiveTable
+from bodoge.server.wiring import Server
 from bodoge.store import Store, open_store, sqlite_url
 from bodoge.store.sql import SqlStore
 from tests.games.relay.game import RelayGame
@@ -482,8 +482,8 @@ async def test_the_assistant_can_be_turned_off(server: Server) -> None:
 
 
 async def test_every_client_message_has_a_handler(server: Server) -> None:
-    from bodoge.server.connection import HANDLERS, Connection
-    from bodoge.server.protocol import CLIENT_MESSAGES
+    from bodoge.server.edge.connection import HANDLERS, Connection
+    from bodoge.server.runtime.protocol import CLIENT_MESSAGES
 
     for kind in CLIENT_MESSAGES:
         if kind not in ("hello", "ping"):

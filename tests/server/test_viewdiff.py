@@ -7,7 +7,7 @@ import copy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bodoge.server import viewdiff
+from bodoge.server.runtime import viewdiff
 
 keys = st.text(alphabet="ab/~_", min_size=1, max_size=3)
 scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=4)

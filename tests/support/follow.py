@@ -1,7 +1,7 @@
 """A client's copy of each open table, kept current from the frames alone.
 
 A ``table`` snapshot sets a table's state; an ``event`` frame patches the
-seat's view (:mod:`bodoge.server.viewdiff`) and updates the facts it carries
+seat's view (:mod:`bodoge.server.runtime.viewdiff`) and updates the facts it carries
 (absent facts are unchanged).  :meth:`Follower.follow` returns each event frame
 completed with the whole ``view`` and every fact as they now stand, so a test
 can read any frame as the state it led to.
@@ -10,8 +10,8 @@ can read any frame as the state it led to.
 from __future__ import annotations
 
 from bodoge.core.values import JSON
-from bodoge.server import viewdiff
-from bodoge.server.render import FACT_KEYS
+from bodoge.server.runtime import viewdiff
+from bodoge.server.runtime.render import FACT_KEYS
 
 Message = dict[str, JSON]
 

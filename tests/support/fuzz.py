@@ -39,9 +39,9 @@ from websockets.exceptions import ConnectionClosed
 from bodoge.core.errors import GameError
 from bodoge.core.values import JSON
 from bodoge.games import registry
-from bodoge.server.config import Limits
-from bodoge.server.protocol import CLIENT_MESSAGES, CLOSE_CODES, ERRORS, SERVER_MESSAGES
-from bodoge.server.replies import REMEMBERED
+from bodoge.server.runtime.config import Limits
+from bodoge.server.runtime.protocol import CLIENT_MESSAGES, CLOSE_CODES, ERRORS, SERVER_MESSAGES
+from bodoge.server.services.replies import REMEMBERED
 from tests.support.jsonpatch import PatchError, apply_patch
 from tests.support.live_server import LiveServer
 

@@ -34,7 +34,7 @@ from bodoge.core.values import JSON
 from bodoge.games.illustori.options import _KEYS as ILLUSTORI_OPTIONS
 from bodoge.games.tagiron.cards import CARDS
 from bodoge.games.tagiron.tiles import ALL_TILES, sort_key
-from bodoge.server.protocol import CLIENT_MESSAGES, TABLE_ID
+from bodoge.server.runtime.protocol import CLIENT_MESSAGES, TABLE_ID
 from tests.server.tagiron_play import random_move
 from tests.support.fuzz import (
     FUZZED_ROLES,

@@ -1,6 +1,6 @@
 """Apply an event frame's view patch, written from ``docs/protocol.md`` alone.
 
-The server has its own (``bodoge/server/viewdiff.py``); this one is the tests' reading of
+The server has its own (``bodoge/server/runtime/viewdiff.py``); this one is the tests' reading of
 the documented format, so that a patch the documentation cannot explain fails a test.
 Operations are RFC 6902 ``add``, ``remove`` and ``replace``; a value may be given as
 ``"event": k``, the frame's ``events[k]``.

@@ -305,8 +305,8 @@ def test_a_history_file_reviews_every_seat_and_bad_ones_are_refused() -> None:
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_each_seat_judged_from_its_own_history_gets_the_same_review(players) -> None:
     """Honesty: the review of seat k, made from the history the server gives seat k alone."""
-    from bodoge.server import render
-    from bodoge.server.render import Step
+    from bodoge.server.runtime import render
+    from bodoge.server.runtime.render import Step
 
     seed = derive_seed(5, "honest", players)
     history = bot_history(players, seed, ["expert", "normal", "easy", "normal"][:players])

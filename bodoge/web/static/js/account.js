@@ -1,6 +1,6 @@
 // The account page (/account): keep my name (a password and/or a passkey), sign in on
 // this device, passwords, passkeys, sign out here or everywhere.  The server's side is
-// bodoge/server/accounts.py; the endpoints are in docs/protocol.md ("Accounts").
+// bodoge/server/services/accounts.py; the endpoints are in docs/protocol.md ("Accounts").
 // Passkeys use the browser's own WebAuthn API: options and answers travel as JSON with
 // base64url bytes, converted here (no third-party code).
 

@@ -1,6 +1,6 @@
 // What a table shows of its options and settings, as its game declares them
 // (GET /api/games: `fields.options`, `fields.settings`; bodoge/core/game.py
-// OptionField and bodoge/server/settings.py SETTING_FIELDS).  The shell names
+// OptionField and bodoge/server/runtime/settings.py SETTING_FIELDS).  The shell names
 // no game here: each field brings its label's i18n key and a kind that says
 // how its value reads.
 

@@ -2,7 +2,7 @@
 // (add, remove, replace) where an operation may name one of the frame's events instead of
 // carrying its value. The document is not changed: the result shares every part that no
 // operation touched, so a renderer can tell changed parts by identity. The server's
-// counterpart is bodoge/server/viewdiff.py.
+// counterpart is bodoge/server/runtime/viewdiff.py.
 
 export class PatchError extends Error {}
 

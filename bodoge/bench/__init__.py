@@ -1,0 +1,21 @@
+"""``bodoge bench ...``: benchmarks print figures; tests assert behaviour."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+# Each module defines ``register_bench(subparsers)`` for one ``bodoge bench NAME``.
+BENCH_MODULES = (
+    "bodoge.games.tagiron.bench",
+    "bodoge.bench.server",
+    "bodoge.bench.cli",
+    "bodoge.bench.store",
+)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("bench", help="print performance figures")
+    bench = parser.add_subparsers(dest="bench", required=True, metavar="BENCH")
+    for name in BENCH_MODULES:
+        importlib.import_module(name).register_bench(bench)

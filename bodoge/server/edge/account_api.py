@@ -1,0 +1,225 @@
+"""HTTP routes of accounts (:mod:`bodoge.server.services.accounts`): keep a name, sign in and out,
+passwords and passkeys.
+
+Every request is JSON; a player's requests carry their token in ``Authorization: Bearer``
+(a header, not a cookie, so another site cannot make a browser send them).  Answers are
+JSON, errors ``{"error": {"code", "message"}}`` (429 with ``Retry-After``), and a refused
+request changes nothing.  A passkey is bound to the host name the page was opened on: the
+origin WebAuthn checks is this request's (scheme, host and port), as the browser saw it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from bodoge.server.edge.assets import error
+from bodoge.server.runtime.protocol import ProtocolError
+from bodoge.server.services.accounts import AccountError, Accounts, Origin
+from bodoge.server.services.identity import Player
+from bodoge.store import StoreUnavailable
+
+if TYPE_CHECKING:
+    from bodoge.server.wiring import Server
+
+#: The largest JSON body an account request may send (a passkey's answer is ~1-2 KB).
+MAX_BODY = 16 * 1024
+
+#: What a handler answers: JSON (sent with its route's status) or a whole response.
+Answer = dict[str, Any] | Response
+
+
+@dataclass(frozen=True)
+class Call:
+    """One account request as its handler gets it: read, its player checked."""
+
+    server: Server
+    request: Request
+    #: The JSON object sent (``{}`` for a route that reads no body).
+    body: dict[str, Any]
+    #: The player of the bearer token (``None`` for a route that needs none).
+    player: Player | None
+
+    @property
+    def me(self) -> Player:
+        assert self.player is not None, "a route that needs a player"
+        return self.player
+
+    @property
+    def accounts(self) -> Accounts:
+        return self.server.accounts
+
+    def get(self, key: str) -> Any:
+        return self.body.get(key)
+
+    @property
+    def token(self) -> str:
+        return _bearer(self.request)
+
+    @property
+    def address(self) -> str:
+        return self.request.client.host if self.request.client else ""
+
+    @property
+    def origin(self) -> Origin:
+        url = self.request.url
+        return Origin(f"{url.scheme}://{url.netloc}", url.hostname or "")
+
+
+Handler = Callable[[Call], Awaitable[Answer]]
+
+
+def account_routes(server: Server) -> list[BaseRoute]:
+    def route(
+        method: str,
+        path: str,
+        handler: Handler,
+        *,
+        player: bool = True,
+        body: bool = False,
+        status: int = 200,
+    ) -> Route:
+        async def endpoint(request: Request) -> Response:
+            return await _answer(server, request, handler, player, body, status)
+
+        return Route(path, endpoint, methods=[method])
+
+    return [
+        route("GET", "/api/account", describe),
+        route("POST", "/api/account", keep_name, body=True, status=201),
+        route("POST", "/api/account/password", change_password, body=True),
+        route("DELETE", "/api/account/password", remove_password),
+        route("POST", "/api/account/passkeys/options", passkey_options, body=True),
+        route("POST", "/api/account/passkeys", add_passkey, body=True, status=201),
+        route("DELETE", "/api/account/passkeys/{passkey}", remove_passkey),
+        route("POST", "/api/sign-in", sign_in, player=False, body=True),
+        route("POST", "/api/sign-in/passkey/options", sign_in_options, player=False),
+        route("POST", "/api/sign-in/passkey", sign_in_passkey, player=False, body=True),
+        route("POST", "/api/sign-out", sign_out),
+        route("POST", "/api/sign-out/everywhere", sign_out_everywhere),
+    ]
+
+
+class _Refused(Exception):
+    def __init__(self, response: Response) -> None:
+        self.response = response
+
+
+async def _answer(
+    server: Server, request: Request, handler: Handler, player: bool, body: bool, status: int
+) -> Response:
+    """The one adapter between HTTP and :class:`Accounts`: read the body, check the
+    player, run the handler, and turn what it answers or raises into a response."""
+    try:
+        call = Call(
+            server,
+            request,
+            await _body(request) if body else {},
+            await _player(server, request) if player else None,
+        )
+        answer = await handler(call)
+    except _Refused as exc:
+        return exc.response
+    except AccountError as exc:
+        response = error(exc.status, exc.code, str(exc))
+        if exc.retry is not None:
+            response.headers["Retry-After"] = str(exc.retry)
+        return response
+    except StoreUnavailable:
+        return error(503, "store_unavailable", "the server cannot store anything now; try later")
+    return answer if isinstance(answer, Response) else JSONResponse(answer, status_code=status)
+
+
+def _bearer(request: Request) -> str:
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return token if scheme == "Bearer" else ""
+
+
+async def _player(server: Server, request: Request) -> Player:
+    try:
+        return await server.players.by_token(_bearer(request))
+    except ProtocolError:
+        raise _Refused(error(401, "bad_token", "send your token: Authorization: Bearer")) from None
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise _Refused(error(413, "too_large", f"send at most {MAX_BODY} bytes"))
+    try:
+        body = json.loads(raw or b"{}")
+    except ValueError:
+        raise _Refused(error(400, "bad_request", "send a JSON object")) from None
+    if not isinstance(body, dict):
+        raise _Refused(error(400, "bad_request", "send a JSON object"))
+    return body
+
+
+def _signed_in(player: Player, token: str) -> Answer:
+    return {"player": player.to_json(), "token": token}
+
+
+# --- the routes: each says what it does, the adapter does the rest -------------------------
+
+
+async def describe(call: Call) -> Answer:
+    return await call.accounts.describe(call.me)
+
+
+async def keep_name(call: Call) -> Answer:
+    await call.accounts.keep_name(call.me, call.address, call.get("name"), call.get("password"))
+    return await describe(call)
+
+
+async def change_password(call: Call) -> Answer:
+    await call.accounts.change_password(call.me, call.get("old"), call.get("new"))
+    return await describe(call)
+
+
+async def remove_password(call: Call) -> Answer:
+    await call.accounts.remove_password(call.me)
+    return await describe(call)
+
+
+async def passkey_options(call: Call) -> Answer:
+    return await call.accounts.registration_options(call.me, call.origin, call.get("name"))
+
+
+async def add_passkey(call: Call) -> Answer:
+    challenge, credential = call.get("challenge"), call.get("credential")
+    await call.accounts.register(call.me, call.origin, challenge, credential, call.get("label"))
+    return await describe(call)
+
+
+async def remove_passkey(call: Call) -> Answer:
+    await call.accounts.remove_passkey(call.me, call.request.path_params["passkey"])
+    return await describe(call)
+
+
+async def sign_in(call: Call) -> Answer:
+    address, name, password = call.address, call.get("name"), call.get("password")
+    return _signed_in(*await call.accounts.sign_in(address, name, password))
+
+
+async def sign_in_options(call: Call) -> Answer:
+    return await call.accounts.authentication_options(call.address, call.origin)
+
+
+async def sign_in_passkey(call: Call) -> Answer:
+    challenge, credential = call.get("challenge"), call.get("credential")
+    return _signed_in(*await call.accounts.authenticate(call.origin, challenge, credential))
+
+
+async def sign_out(call: Call) -> Answer:
+    await call.accounts.sign_out(call.me, call.token)
+    return Response(status_code=204)
+
+
+async def sign_out_everywhere(call: Call) -> Answer:
+    return _signed_in(call.me, await call.accounts.sign_out_everywhere(call.me))

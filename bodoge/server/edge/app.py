@@ -1,0 +1,64 @@
+"""The Starlette application: the server's routes, gathered from a module per concern.
+
+* :mod:`bodoge.server.edge.pages`: ``/``, ``/t/{table_id}`` and the static files (``/static/…``);
+* :mod:`bodoge.server.edge.metrics`: ``/metrics`` and ``/healthz``;
+* :mod:`bodoge.server.edge.api`: ``/api/stats``, ``/api/games``, ``/api/tables…``;
+* :mod:`bodoge.server.edge.account_api`: ``/api/account…``, ``/api/sign-in…``, ``/api/sign-out…``;
+* :mod:`bodoge.server.edge.profiles`: ``/api/players/{id}…`` (profiles)
+  and ``/api/leaderboard/{game}``;
+* :mod:`bodoge.server.edge.assets`: pictures, ``/api/games/{game}/assets/…`` and ``/api/decks…``;
+* :mod:`bodoge.server.edge.websocket`: ``/ws``.
+
+The lifespan starts the :class:`~bodoge.server.wiring.Server` and stops it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from starlette.applications import Starlette
+
+from bodoge.server.edge.account_api import account_routes
+from bodoge.server.edge.api import api_routes
+from bodoge.server.edge.assets import asset_routes
+from bodoge.server.edge.metrics import routes as metrics_routes
+from bodoge.server.edge.pages import page_routes, static_routes
+from bodoge.server.edge.profiles import profile_routes
+from bodoge.server.edge.websocket import websocket_routes
+from bodoge.server.runtime.config import ServerConfig
+from bodoge.server.runtime.stats import GC
+from bodoge.server.services.collector import COLLECTOR
+from bodoge.server.wiring import Server
+
+
+def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = None) -> Starlette:
+    server = Server(config)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await server.start()
+        app.state.server = server
+        # Keep the collector's long passes away from the tables
+        # (bodoge/server/services/collector.py).
+        COLLECTOR.start()
+        GC.install()
+        if on_ready is not None:
+            on_ready()
+        try:
+            yield
+        finally:
+            COLLECTOR.stop()
+            await server.stop()
+
+    routes = [
+        *page_routes(),
+        *metrics_routes(server.metrics, server.probes),
+        *api_routes(server),
+        *account_routes(server),
+        *profile_routes(server),
+        *asset_routes(server),
+        *websocket_routes(server),
+        *static_routes(server.games.values()),  # last: /static takes every path below it
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)

@@ -1,0 +1,511 @@
+"""One WebSocket (one browser tab): limits, identity and the requests it may make.
+
+Frames are read and answered one at a time, in order.  Outgoing messages go
+through a bounded queue drained by a writer task, so a slow or dead client
+never holds up a table: when its queue is full it is dropped (close 4009) and
+must reconnect and resync.  The transport is anything that can send a text
+frame and close, which keeps this module free of Starlette.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Protocol
+
+from bodoge.core.errors import GameError
+from bodoge.core.values import JSON
+from bodoge.server.replication.replica import OwnedElsewhere, table_command
+from bodoge.server.runtime.inbox import Args, R, TableGone
+from bodoge.server.runtime.protocol import ProtocolError, Request, encode, now_ms
+from bodoge.server.runtime.table import LiveTable, Reply
+from bodoge.server.services.identity import Player, hash_token
+from bodoge.server.services.replies import REMEMBERED, RETRY_CODES, RETRY_WAIT_SECONDS
+from bodoge.store import StoreUnavailable, is_unavailable
+
+if TYPE_CHECKING:
+    from bodoge.server.wiring import Server
+
+log = logging.getLogger(__name__)
+
+Frame = str | bytes | None
+
+
+class Transport(Protocol):
+    async def send(self, text: str) -> None: ...
+
+    async def close(self, code: int) -> None: ...
+
+
+class Connection:
+    """One client connection: feed it frames with :meth:`run` (or :meth:`receive`)."""
+
+    def __init__(self, server: Server, transport: Transport, address: str | None = None) -> None:
+        self.server = server
+        self.transport = transport
+        #: The client's address, counted against ``connections_per_address``.
+        self.address = address
+        self.limits = server.config.limits
+        self.player: Player | None = None
+        #: The SHA-256 of the token this connection said hello with (signing out ends it).
+        self.token_hash: str | None = None
+        self.opened: set[str] = set()
+        self.closing = False
+        # ``None`` in the outbox: stop writing (the connection is closing).
+        self._outbox: asyncio.Queue[str | None] = asyncio.Queue(self.limits.outbox)
+        self._writer: asyncio.Task[None] | None = None
+        self._closer: asyncio.Task[None] | None = None
+        self._tokens = float(self.limits.burst)
+        self._refilled = time.monotonic()
+        self._strikes = 0
+        self._admitted = False
+        self._gone = False
+        #: The remembered reply of the state-changing request being handled, and its id.
+        self._retry: tuple[asyncio.Future[dict[str, JSON]], JSON] | None = None
+
+    @property
+    def player_id(self) -> str | None:
+        return self.player.id if self.player else None
+
+    # --- sending ---------------------------------------------------------------
+
+    def send_text(self, text: str) -> None:
+        """Queue a frame; a client too far behind is dropped, never waited for."""
+        if self.closing:
+            return
+        try:
+            self._outbox.put_nowait(text)
+        except asyncio.QueueFull:
+            log.info("dropping a slow client (player %s)", self.player_id)
+            self.kick(4009)
+
+    def send(self, message: dict[str, JSON]) -> None:
+        self.send_text(encode(message))
+
+    def reply_to(self, req: Request | None, request_id: JSON = None) -> Reply:
+        rid = req.id if req is not None else request_id
+
+        def reply(message: dict[str, JSON]) -> None:
+            message = message if rid is None else {**message, "id": rid}
+            if self._retry is not None and not self._retry[0].done():
+                self._retry[0].set_result(message)
+            self.send(message)
+
+        return reply
+
+    def error(self, req: Request | None, code: str, message: str, request_id: JSON = None) -> None:
+        reply = self.reply_to(req, request_id)
+        reply({"type": "error", "code": code, "message": message[:300]})
+
+    async def _write_loop(self) -> None:
+        try:
+            while True:
+                text = await self._outbox.get()
+                if text is None:
+                    return
+                await self.transport.send(text)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the socket is gone; the reader will notice
+            self.closing = True
+
+    def kick(self, code: int, *, flush: bool = False) -> None:
+        """Close the connection from the server's side (flood, too slow).
+
+        With ``flush``, what is already queued (the errors that explain why) goes out first.
+        """
+        if self.closing:
+            return
+        self.closing = True
+        writer = self._writer
+        if flush and writer is not None and not writer.done():
+            try:
+                self._outbox.put_nowait(None)
+            except asyncio.QueueFull:
+                writer.cancel()
+        elif writer is not None:
+            writer.cancel()
+        self._closer = asyncio.create_task(self._close_transport(code))
+
+    async def _close_transport(self, code: int) -> None:
+        writer = self._writer
+        if writer is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(writer), 5)
+            except (TimeoutError, asyncio.CancelledError):
+                writer.cancel()
+            except Exception:
+                pass
+        try:
+            await self.transport.close(code)
+        except Exception:
+            log.debug("closing a connection failed", exc_info=True)
+
+    # --- the read loop -----------------------------------------------------------
+
+    def start(self) -> None:
+        """Start sending (:meth:`run` does it; tests that feed frames call it themselves)."""
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._write_loop())
+
+    async def run(self, receive: Callable[[], Awaitable[Frame]]) -> None:
+        """Serve one connection until the client goes (``receive`` returns ``None``)."""
+        self.start()
+        if self.address is not None:
+            if self.server.admission.enter_address(self.address):
+                self._admitted = True
+            else:
+                self._refuse_crowd("too many connections from your address")
+        try:
+            while not self.closing:
+                frame = await receive()
+                if frame is None:
+                    break
+                await self.receive(frame)
+        finally:
+            if self._closer is not None:  # send the close frame before the socket goes
+                await self._closer
+            await self.gone()
+
+    async def receive(self, frame: str | bytes) -> None:
+        """Handle one frame from the client."""
+        if not self._allow():
+            self._strikes += 1
+            if self._strikes > self.limits.strikes:
+                self.kick(4008, flush=True)
+            else:
+                self.error(None, "rate_limited", "too many messages; this one was dropped")
+            return
+        self._strikes = 0
+        if isinstance(frame, bytes):
+            self.error(None, "bad_json", "send JSON in text frames")
+            return
+        if len(frame) > self.limits.message_bytes // 4 and (
+            len(frame.encode("utf-8", "surrogatepass")) > self.limits.message_bytes
+        ):
+            self.error(None, "too_large", f"messages are at most {self.limits.message_bytes} bytes")
+            return
+        req: Request | None = None
+        try:
+            req = Request.parse(frame)
+            await self._dispatch(req)
+        except ProtocolError as exc:
+            self.error(req, exc.code, str(exc), exc.request_id)
+        except GameError as exc:
+            self.error(req, exc.code, str(exc))
+        except TableGone:
+            self.error(req, "internal_error", "the table moved; try again")
+        except Exception as exc:
+            if is_unavailable(exc):  # a write refused, or a read cut off as the database went
+                log.warning("request %s: the store cannot be reached", req.type if req else "?")
+                self.error(
+                    req, "store_unavailable", "the server cannot store anything now; try later"
+                )
+            else:
+                log.exception("request %s failed", req.type if req else "?")
+                self.error(req, "internal_error", "the server failed; nothing changed")
+        finally:
+            self._settle_retry()
+
+    def _settle_retry(self) -> None:
+        """Keep the reply for a retry, unless the request failed in a way worth retrying."""
+        if self._retry is None:
+            return
+        future, request_id = self._retry
+        self._retry = None
+        failed = not future.done() or future.result().get("code") in RETRY_CODES
+        if failed and self.player is not None:
+            self.server.recent.forget(
+                self.player.id,
+                request_id,
+                {"type": "error", "id": request_id, "code": "internal_error", "message": "retry"},
+            )
+
+    def _allow(self) -> bool:
+        now = time.monotonic()
+        self._tokens = min(
+            float(self.limits.burst), self._tokens + (now - self._refilled) * self.limits.rate
+        )
+        self._refilled = now
+        if self._tokens < 1.0:
+            return False
+        self._tokens -= 1.0
+        return True
+
+    async def gone(self) -> None:
+        """The client left: close its tables (marking it disconnected) and its lobby."""
+        if self._gone:
+            return
+        self._gone = self.closing = True
+        # Let go of the writer: a cancelled task keeps its CancelledError, whose traceback
+        # holds the writer's frame and so this connection (a cycle only the collector frees).
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.cancel()
+        if self._admitted and self.address is not None:
+            self.server.admission.leave_address(self.address)
+        self._admitted = False
+        if self.player is not None:
+            self.server.admission.leave_player(self.player.id)
+            self.server.sockets.leave(self.player.id, self)
+        self.server.lobby.unsubscribe(self)
+        tables = self.server.tables
+        for table_id in self.opened:
+            table = tables.watched(table_id)
+            if table is not None:
+                table.post(table.close, self)
+        if self.player is not None and not self.server.admission.online(self.player.id):
+            # Gone from the server: a full waiting table of theirs may leave the lobby.
+            player_id = self.player.id
+            for table in list(tables.live.values()):
+                seated = any(s.player == player_id for s in table.seats)
+                if seated and table.status == "waiting" and table.id not in self.opened:
+                    table.post(table.refresh_seats)
+        self.opened.clear()
+
+    # --- requests ---------------------------------------------------------------------
+
+    async def _dispatch(self, req: Request) -> None:
+        if req.type == "ping":
+            self.reply_to(req)({"type": "pong"})
+            return
+        if req.type == "hello":
+            await self._hello(req)
+            return
+        if self.player is None:
+            raise ProtocolError("need_hello", "say hello first")
+        handler = HANDLERS[req.type]
+        if req.id is not None and req.type in REMEMBERED:
+            reply, new = await self.server.recent.start(self.player.id, req.data)
+            if not new:  # a retry: the first reply again, nothing run twice
+                try:
+                    self.send(await asyncio.wait_for(asyncio.shield(reply), RETRY_WAIT_SECONDS))
+                except TimeoutError:
+                    raise ProtocolError(
+                        "internal_error", "still working on it; try again"
+                    ) from None
+                return
+            self._retry = (reply, req.id)
+        await handler(self, req, self.player)
+
+    def _refuse_crowd(self, message: str, req: Request | None = None) -> None:
+        self.error(req, "too_many_connections", message)
+        self.kick(4029, flush=True)
+
+    async def _hello(self, req: Request) -> None:
+        if self.player is not None:
+            raise ProtocolError("bad_message", "hello comes once per connection")
+        req.opt_str("lang")
+        players = self.server.players
+        token = req.data.get("token")
+        name = req.data.get("name")
+        if token is not None:
+            player = await players.by_token(token)
+            if not self.server.admission.enter_player(player.id):
+                self._refuse_crowd("too many connections for this player", req)
+                return
+            try:
+                if name is not None:
+                    await players.rename(player, name)
+            except BaseException:
+                self.server.admission.leave_player(player.id)
+                raise
+            await self._seen(player)
+        else:
+            new_players = self.server.new_players
+            wait = 0 if self.address is None else await new_players.try_take(self.address)
+            if wait:
+                self.server.counters.refused("new_player_rate_limited")
+                raise ProtocolError(
+                    "new_player_rate_limited",
+                    f"too many new players from your address; the next one in {wait} s",
+                )
+            try:
+                player, token = await players.create(name)
+            except BaseException:
+                if self.address is not None:
+                    new_players.give_back(self.address)
+                raise
+            self.server.admission.enter_player(player.id)
+        self.player = player
+        self.token_hash = hash_token(str(token))
+        self.server.sockets.enter(player.id, self)
+        self.reply_to(req)({"type": "welcome", "player": player.to_json(), "token": token})
+
+    async def _seen(self, player: Player) -> None:
+        """Note that the player came back (an idle guest is removed, one seen is not)."""
+        try:
+            await self.server.store.player_seen(player.id, now_ms())
+        except StoreUnavailable as exc:  # bookkeeping: the next hello notes it
+            log.warning("noting that player %s came back failed: %s", player.id, exc)
+        except Exception:
+            log.warning("noting that player %s came back failed", player.id, exc_info=True)
+
+    async def _rename(self, req: Request, player: Player) -> None:
+        await self.server.players.rename(player, req.data.get("name"))
+        self.server.renamed(player)
+        self.reply_to(req)({"type": "welcome", "player": player.to_json()})
+
+    async def _lobby_subscribe(self, req: Request, player: Player) -> None:
+        tables = self.server.tables.open_tables()
+        self.reply_to(req)(self.server.lobby.subscribe(self, tables))
+
+    async def _lobby_unsubscribe(self, req: Request, player: Player) -> None:
+        self.server.lobby.unsubscribe(self)
+        self.reply_to(req)({"type": "ack"})
+
+    async def _table_create(self, req: Request, player: Player) -> None:
+        await self.server.tables.create(
+            player,
+            req.str("game"),
+            req.opt_object("options"),
+            req.opt_object("settings"),
+            req.data.get("bots"),
+            self.reply_to(req),
+        )
+
+    async def _table_command(self, req: Request, player: Player) -> None:
+        """A command that changes a table: run in its task here, or on its owner (cluster)."""
+        await self._command(req, player, self.reply_to(req))
+
+    async def _command(self, req: Request, player: Player, reply: Reply) -> None:
+        """Run the table command ``req`` where its table runs; its reply goes to ``reply``."""
+        command, args = table_command(req, player.id, player.name, self.limits.chat_chars, reply)
+        tables = self.server.tables
+        table_id = req.table()
+        if tables.replicas is None:
+            await tables.call(table_id, command, *args)
+            return
+
+        async def here() -> None:
+            await tables.call(table_id, command, *args)
+
+        await tables.replicas.command(req, player, here, reply)
+
+    async def _table_rematch(self, req: Request, player: Player) -> None:
+        """Propose the rematch of a finished table, or confirm one: two steps, each run by
+        the process that runs its table (the finished one, then the rematch)."""
+        tables, gone = self.server.tables, None
+        for _ in range(2):
+            table_id, seat, made = await self._rematch_for(req.table(), player, gone)
+            if made:
+                break
+            # Confirming another player's proposal: the same seat there, else a free one.
+            joined: list[dict[str, JSON]] = []
+            try:
+                try:
+                    await self._join(table_id, player, seat, joined.append)
+                except ProtocolError as exc:
+                    if exc.code == "seat_taken":
+                        await self._join(table_id, player, None, joined.append)
+                    elif exc.code != "already_seated":
+                        raise
+            except ProtocolError as exc:
+                if exc.code != "unknown_table":
+                    raise
+                gone = table_id  # everyone left the rematch: propose a new one
+                continue
+            if joined:
+                seat = int(joined[0]["seat"])  # type: ignore[arg-type]
+            else:
+                seat = (await tables.peek(table_id)).seat_of(player.id) or 0
+            break
+        self.reply_to(req)({"type": "ack", "table": table_id, "seat": seat})
+
+    async def _rematch_for(
+        self, table_id: str, player: Player, gone: str | None
+    ) -> tuple[str, int, bool]:
+        tables = self.server.tables
+        if tables.replicas is None:
+            return await tables.call(table_id, LiveTable.rematch_for, player.id, gone)
+        return await tables.replicas.rematch(table_id, player, gone)
+
+    async def _join(self, table_id: str, player: Player, seat: int | None, reply: Reply) -> None:
+        fields: dict[str, JSON] = {"type": "table.join", "table": table_id}
+        if seat is not None:
+            fields["seat"] = seat
+        await self._command(Request(fields), player, reply)
+
+    async def _table_open(self, req: Request, player: Player) -> None:
+        table_id = req.table()
+        since, chat_since = req.opt_int("since"), req.opt_int("chat_since")
+        reply = self.reply_to(req)
+        tables = self.server.tables
+        replicas = tables.replicas
+        if replicas is not None and table_id not in tables.live and replicas.get(table_id):
+            # Cluster: a replica here already follows the table.
+            await replicas.watch(
+                table_id, None, LiveTable.open, self, player.id, since, chat_since, reply
+            )
+            self.opened.add(table_id)
+            return
+        try:
+            await self._call(req, LiveTable.open, self, player.id, since, chat_since, reply)
+        except OwnedElsewhere as elsewhere:  # cluster: watched through a replica here
+            assert replicas is not None
+            await replicas.watch(
+                table_id, elsewhere.owner, LiveTable.open, self, player.id, since, chat_since, reply
+            )
+        self.opened.add(table_id)
+
+    async def _table_close(self, req: Request, player: Player) -> None:
+        table_id = req.table()
+        if table_id in self.opened:
+            self.opened.discard(table_id)
+            table = self.server.tables.watched(table_id)
+            if table is not None:
+                with contextlib.suppress(TableGone):
+                    await table.call(table.close, self)
+        self.reply_to(req)({"type": "ack", "table": table_id})
+
+    async def _assist(self, req: Request, player: Player) -> None:
+        table_id = req.table()
+        try:
+            n, seat, view = await self._call(req, LiveTable.view_for_assist, player.id)
+            game = (await self.server.tables.get(table_id)).game
+        except OwnedElsewhere as elsewhere:  # cluster: the replica here knows the view
+            replicas = self.server.tables.replicas
+            assert replicas is not None
+            n, seat, view = await replicas.watch(
+                table_id, elsewhere.owner, LiveTable.view_for_assist, player.id
+            )
+            game = self.server.games[(await replicas.replica(table_id, elsewhere.owner)).game.id]
+        analysis = await self.server.bots.assist(game.id, view, seat)
+        if analysis is None:
+            raise ProtocolError("no_assistant", f"{game.id} has no assistant")
+        self.reply_to(req)({"type": "assist", "table": table_id, "n": n, "analysis": analysis})
+
+    async def _call(
+        self, req: Request, command: Callable[[LiveTable, *Args], Awaitable[R]], *args: *Args
+    ) -> R:
+        """Run ``command`` (a :class:`LiveTable` method) on the request's table, in its task."""
+        return await self.server.tables.call(req.table(), command, *args)
+
+
+Handler = Callable[[Connection, Request, Player], Awaitable[None]]
+
+#: The handler of each request a client may send once it said ``hello`` (``ping`` and
+#: ``hello`` themselves are answered before: they need no player).  ``Request.parse``
+#: refuses any other type, so every type that gets this far has a handler here.
+HANDLERS: dict[str, Handler] = {
+    "rename": Connection._rename,
+    "lobby.subscribe": Connection._lobby_subscribe,
+    "lobby.unsubscribe": Connection._lobby_unsubscribe,
+    "table.create": Connection._table_create,
+    "table.join": Connection._table_command,
+    "table.leave": Connection._table_command,
+    "table.add_bot": Connection._table_command,
+    "table.remove_bot": Connection._table_command,
+    "table.remove_player": Connection._table_command,
+    "table.start": Connection._table_command,
+    "table.rematch": Connection._table_rematch,
+    "table.settings": Connection._table_command,
+    "table.open": Connection._table_open,
+    "table.close": Connection._table_close,
+    "move": Connection._table_command,
+    "chat": Connection._table_command,
+    "assist": Connection._assist,
+}

@@ -1,0 +1,2 @@
+"""Cluster mode's end in the server: tables another process runs, mirrored and
+played through this one."""

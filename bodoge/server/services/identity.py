@@ -1,0 +1,238 @@
+"""Identity without sign-up: a nickname and a secret token that owns seats.
+
+Only the SHA-256 of a token is stored: tokens are 256 random bits, so a slow
+password hash would add nothing.  Names and chat are kept exactly as typed
+(apart from surrounding spaces): clients must always show them as text.
+
+>>> len(new_token()), hash_token("abc")[:8]
+(43, 'ba7816bf')
+>>> check_name("  <b>はなこ</b> ")
+'<b>はなこ</b>'
+>>> check_name("")
+Traceback (most recent call last):
+...
+bodoge.server.runtime.protocol.ProtocolError: a name must be 1-24 characters of text
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import string
+import unicodedata
+import weakref
+from dataclasses import dataclass
+
+from bodoge.server.runtime.protocol import ProtocolError, now_ms
+from bodoge.store import PlayerRecord, Store
+
+_ID_ALPHABET = string.ascii_lowercase + string.digits
+# Control characters break layouts and logs; NUL is refused by PostgreSQL text.
+_NAME_FORBIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_TEXT_FORBIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Bidi embeddings, overrides and isolates turn the rest of a line around ("txt.exe" shown
+# as "exe.txt"); line and paragraph separators break it like a newline would.
+_TEXT_UNSAFE = re.compile(r"[\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+# Letters and symbols that draw nothing: a name of them looks empty.
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+_ZWJ, _VS16, _BLACK_FLAG = "\u200d", "\ufe0f", "\U0001f3f4"
+_TAGS = range(0xE0020, 0xE0080)
+#: Combining marks one character may carry: enough for any script, too few for "Zalgo" text.
+MAX_MARKS = 3
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_id(prefix: str, length: int = 10) -> str:
+    """A random id such as ``t_k3x9q2m1a0``: short enough for an invite link."""
+    return prefix + "".join(secrets.choice(_ID_ALPHABET) for _ in range(length))
+
+
+def check_name(raw: object, limit: int = 24) -> str:
+    """A valid nickname (surrounding spaces removed) or ``bad_name``.
+
+    A name must show something and stay in its place: no invisible or format
+    characters (zero-width space, BOM, direction overrides), no line
+    separators, no towers of combining marks.  Emoji sequences stay whole.
+
+    >>> check_name("👩\u200d💻 Ann")
+    '👩\u200d💻 Ann'
+    >>> check_name("\u200b")
+    Traceback (most recent call last):
+    ...
+    bodoge.server.runtime.protocol.ProtocolError: a name must be 1-24 characters of text
+    """
+    if not isinstance(raw, str):
+        raise ProtocolError("bad_name", "a name must be 1-24 characters of text")
+    name = raw.strip()
+    if (
+        not 1 <= len(name) <= limit
+        or _NAME_FORBIDDEN.search(name)
+        or not _utf8(name)
+        or not _shows(name, formats=False)
+    ):
+        raise ProtocolError("bad_name", "a name must be 1-24 characters of text")
+    return name
+
+
+def check_text(raw: object, limit: int = 300) -> str:
+    """Chat text, stored exactly as sent, or ``bad_text``.
+
+    >>> check_text("gg \u202eevil")
+    Traceback (most recent call last):
+    ...
+    bodoge.server.runtime.protocol.ProtocolError: chat text must be 1-300 characters
+    """
+    if (
+        not isinstance(raw, str)
+        or len(raw) > limit
+        or _TEXT_FORBIDDEN.search(raw)
+        or _TEXT_UNSAFE.search(raw)
+        or not _utf8(raw)
+        or not _shows(raw, formats=True)
+    ):
+        raise ProtocolError("bad_text", f"chat text must be 1-{limit} characters")
+    return raw
+
+
+def _shows(text: str, *, formats: bool) -> bool:
+    """Whether ``text`` shows something: a visible character, no line or paragraph
+    separator, and no run of more than MAX_MARKS combining marks.
+
+    Without ``formats``, format characters (Unicode Cf) are refused too, except a
+    zero-width joiner between two emoji and the tags of a flag such as England's.
+    """
+    visible, marks = False, 0
+    for i, char in enumerate(text):
+        kind = unicodedata.category(char)
+        if kind in ("Mn", "Me"):
+            marks += 1
+            if marks > MAX_MARKS:
+                return False
+            continue
+        marks = 0
+        if kind in ("Zl", "Zp") or (kind == "Cf" and not formats and not _joins_emoji(text, i)):
+            return False
+        if kind[0] in "LNPS" and char not in _BLANK:
+            visible = True
+    return visible
+
+
+def _joins_emoji(text: str, i: int) -> bool:
+    char = text[i]
+    before = text[i - 1] if i else ""
+    if char == _ZWJ:
+        after = text[i + 1] if i + 1 < len(text) else ""
+        return _emoji_part(before) and unicodedata.category(after) == "So"
+    if ord(char) in _TAGS:
+        return before == _BLACK_FLAG or (before != "" and ord(before) in _TAGS)
+    return False
+
+
+def _emoji_part(char: str) -> bool:
+    return char == _VS16 or (char != "" and unicodedata.category(char) in ("So", "Sk"))
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+@dataclass(eq=False)
+class Player:
+    """A known visitor.  One object per player, shared, so a rename shows everywhere."""
+
+    id: str
+    name: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"id": self.id, "name": self.name}
+
+
+class Players:
+    """Players by id and by token hash, backed by the store.
+
+    Only players someone holds stay in memory: a connection holds its player, a
+    live table the players of its seats.  A visitor who said hello once and left
+    is forgotten with their connection (the store keeps them), so the cache does
+    not grow with every visitor the server ever had.
+    """
+
+    def __init__(self, store: Store, name_chars: int = 24) -> None:
+        self.store = store
+        self.name_chars = name_chars
+        self._by_id: weakref.WeakValueDictionary[str, Player] = weakref.WeakValueDictionary()
+        self._by_hash: weakref.WeakValueDictionary[str, Player] = weakref.WeakValueDictionary()
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def remember(self, record: PlayerRecord) -> Player:
+        player = self._by_id.get(record.id)
+        if player is None:
+            player = self._by_id[record.id] = Player(record.id, record.name)
+        self._by_hash[record.token_hash] = player
+        return player
+
+    def remember_token(self, record: PlayerRecord, token_hash: str) -> Player:
+        """The player, known by one more token (a sign-in of their account)."""
+        player = self.remember(record)
+        self._by_hash[token_hash] = player
+        return player
+
+    def forget_tokens(self, token_hashes: set[str]) -> None:
+        """These tokens were ended: the next use looks in the store (and finds nobody)."""
+        for digest in token_hashes:
+            self._by_hash.pop(digest, None)
+
+    def forget_player_tokens(self, player_id: str) -> None:
+        """Every token of the player was ended (sign out everywhere)."""
+        for digest in [d for d, p in list(self._by_hash.items()) if p.id == player_id]:
+            self._by_hash.pop(digest, None)
+
+    def get(self, player_id: str) -> Player | None:
+        return self._by_id.get(player_id)
+
+    def hold(self, player_id: str, name: str) -> Player:
+        """The player another server process named (cluster), held while someone holds it."""
+        player = self._by_id.get(player_id)
+        if player is None:
+            player = self._by_id[player_id] = Player(player_id, name)
+        return player
+
+    async def create(self, name: object) -> tuple[Player, str]:
+        """A new player and the token that is now theirs."""
+        name = check_name(name, self.name_chars)
+        token = new_token()
+        record = PlayerRecord(new_id("p_"), name, hash_token(token), now_ms())
+        await self.store.create_player(record)
+        return self.remember(record), token
+
+    async def by_token(self, token: object) -> Player:
+        """The player a token belongs to, or ``bad_token``."""
+        if not isinstance(token, str) or not 16 <= len(token) <= 128:
+            raise ProtocolError("bad_token", "unknown token: say hello without one")
+        digest = hash_token(token)
+        player = self._by_hash.get(digest)
+        if player is None:
+            record = await self.store.player_by_token_hash(digest)
+            if record is None:
+                raise ProtocolError("bad_token", "unknown token: say hello without one")
+            player = self.remember(record)
+        return player
+
+    async def rename(self, player: Player, name: object) -> None:
+        name = check_name(name, self.name_chars)
+        if name != player.name:
+            await self.store.rename_player(player.id, name)
+            player.name = name

@@ -1,0 +1,233 @@
+"""A player's recent replies, so that a retried request is answered, not run twice.
+
+A client that loses its connection cannot know whether its last request was
+carried out.  It sends the same request again, with the same ``id``, on its
+new connection: the server recognises it and sends the first reply again,
+changing nothing.  Only requests that change something are remembered (see
+:data:`REMEMBERED`); a request is "the same" when its type, fields and id all
+are, so a client that numbers its requests from 1 on every connection is not
+mistaken for one that retries.
+
+>>> import asyncio
+>>> async def demo():
+...     recent = RecentReplies()
+...     chat = {"type": "chat", "id": 7, "table": "t_ab12", "text": "hi"}
+...     first, new = recent.begin("p_1", chat)
+...     first.set_result({"type": "ack", "id": 7, "line": 1})
+...     again, new_again = recent.begin("p_1", chat)
+...     return new, new_again, again.result()["line"]
+>>> asyncio.run(demo())
+(True, False, 1)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import orjson
+
+from bodoge.core.values import JSON
+from bodoge.server.runtime.protocol import ProtocolError
+
+log = logging.getLogger(__name__)
+
+#: Refusals a retry of the same request may not get again: the server failed, not the request.
+RETRY_CODES = frozenset({"internal_error", "store_unavailable"})
+
+#: How long a retry waits for the first request's reply when that is still being handled.
+RETRY_WAIT_SECONDS = 30.0
+
+#: Requests that change something; reading ones (``table.open``, ``assist``…) are simply run again.
+REMEMBERED = frozenset(
+    {
+        "rename",
+        "table.create",
+        "table.join",
+        "table.leave",
+        "table.add_bot",
+        "table.remove_bot",
+        "table.remove_player",
+        "table.start",
+        "move",
+        "chat",
+    }
+)
+
+
+@dataclass
+class _Entry:
+    request: str
+    reply: asyncio.Future[dict[str, JSON]]
+    at: float
+
+
+class Notes(Protocol):
+    """The cluster's remembered requests (``bodoge/cluster/shared.py``)."""
+
+    async def note(
+        self, player_id: str, request_id: str, note: dict[str, JSON], seconds: float
+    ) -> dict[str, JSON] | None: ...
+
+    async def write(
+        self, player_id: str, request_id: str, note: dict[str, JSON], seconds: float
+    ) -> None: ...
+
+    async def forget(self, player_id: str, request_id: str) -> None: ...
+
+
+class RecentReplies:
+    """Replies by (player, request id), kept for ``seconds`` and at most ``size`` in all.
+
+    In a cluster (:meth:`share`) every request is also noted where every process finds it
+    (:meth:`start`), so a retry that reaches another process is answered there too.
+    """
+
+    def __init__(self, seconds: float = 600.0, size: int = 50_000) -> None:
+        self.seconds = seconds
+        self.size = size
+        self._entries: OrderedDict[tuple[str, str], _Entry] = OrderedDict()
+        self._shared: Notes | None = None
+        self._process = ""
+        self._alive: Callable[[str], Awaitable[bool]] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def share(self, notes: Notes, process: str, alive: Callable[[str], Awaitable[bool]]) -> None:
+        """Cluster: note requests in ``notes`` too; ``alive`` says whether a process lives."""
+        self._shared, self._process, self._alive = notes, process, alive
+
+    async def start(
+        self, player_id: str, request: Mapping[str, JSON]
+    ) -> tuple[asyncio.Future[dict[str, JSON]], bool]:
+        """:meth:`begin`, across the cluster's processes when it has several.
+
+        A request another process noted is not new here: its reply is the one given there,
+        waited for (up to :data:`RETRY_WAIT_SECONDS`) while that process is still at it. A
+        request whose process died before replying is run again here.
+        """
+        future, new = self.begin(player_id, request)
+        shared = self._shared
+        if not new or shared is None:
+            return future, new
+        request_id = orjson.dumps(request["id"]).decode()
+        text = self._entries[(player_id, request_id)].request
+        note: dict[str, JSON] = {"request": text, "process": self._process}
+        try:
+            reply = await self._noted(shared, player_id, request_id, note)
+        except ProtocolError as exc:
+            # Not answered here: a retry here asks the cluster again.
+            self.forget(player_id, request["id"], {"type": "error", "code": exc.code})
+            raise
+        except Exception as exc:  # Redis away: this process remembers alone meanwhile
+            log.debug(
+                "noting request %s of %s across the cluster failed: %s", request_id, player_id, exc
+            )
+            return future, True
+        if reply is not None:
+            future.set_result(reply)
+            return future, False
+        future.add_done_callback(lambda done: self._settled(player_id, request_id, note, done))
+        return future, True
+
+    async def _noted(
+        self, shared: Notes, player_id: str, request_id: str, note: dict[str, JSON]
+    ) -> dict[str, JSON] | None:
+        """Note the request across the cluster: ``None`` if it is to run here, else the
+        reply it got elsewhere."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + RETRY_WAIT_SECONDS
+        while True:
+            old = await shared.note(player_id, request_id, note, self.seconds)
+            if old is None:
+                return None
+            reply = old.get("reply")
+            if old.get("request") == note["request"] and isinstance(reply, dict):
+                return reply
+            holder = old.get("process")
+            running = (
+                old.get("request") == note["request"]
+                and isinstance(holder, str)
+                and holder != self._process
+                and self._alive is not None
+                and await self._alive(holder)
+            )
+            if not running:
+                # Another request under this id (the client numbered anew), or its process
+                # died before replying: it runs here.
+                await shared.write(player_id, request_id, note, self.seconds)
+                return None
+            if loop.time() > deadline:
+                raise ProtocolError("internal_error", "still working on it; try again")
+            await asyncio.sleep(0.2)
+
+    def _settled(
+        self,
+        player_id: str,
+        request_id: str,
+        note: dict[str, JSON],
+        done: asyncio.Future[dict[str, JSON]],
+    ) -> None:
+        """The request here got its reply: every process answers a retry with it (or runs the
+        retry, when the request failed in a way worth trying again)."""
+        shared = self._shared
+        if shared is None or done.cancelled():
+            return
+        reply = done.result()
+        if reply.get("code") in RETRY_CODES:
+            work = shared.forget(player_id, request_id)
+        else:
+            work = shared.write(player_id, request_id, {**note, "reply": reply}, self.seconds)
+        task = asyncio.get_running_loop().create_task(_quietly(work))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def begin(
+        self, player_id: str, request: Mapping[str, JSON]
+    ) -> tuple[asyncio.Future[dict[str, JSON]], bool]:
+        """The future reply to ``request``, and whether the request is new.
+
+        The caller settles a new request's future with its reply, or calls
+        :meth:`forget` when it failed in a way worth retrying.  A repeat gets the
+        first request's future: done, or done once the first request is answered.
+        """
+        self._expire()
+        # As text: orjson's bytes keep the whole buffer they were written in (4 KiB or so),
+        # and a server keeps tens of thousands of these.
+        key = (player_id, orjson.dumps(request["id"]).decode())
+        text = orjson.dumps(request, option=orjson.OPT_SORT_KEYS).decode()
+        entry = self._entries.get(key)
+        if entry is not None and entry.request == text:
+            return entry.reply, False
+        future: asyncio.Future[dict[str, JSON]] = asyncio.get_running_loop().create_future()
+        self._entries[key] = _Entry(text, future, time.monotonic())
+        self._entries.move_to_end(key)
+        return future, True
+
+    def forget(self, player_id: str, request_id: JSON, reply: dict[str, JSON]) -> None:
+        """Run the request again if it comes again; whoever waits for it now gets ``reply``."""
+        entry = self._entries.pop((player_id, orjson.dumps(request_id).decode()), None)
+        if entry is not None and not entry.reply.done():
+            entry.reply.set_result(reply)
+
+    def _expire(self) -> None:
+        oldest = time.monotonic() - self.seconds
+        while self._entries:
+            key, entry = next(iter(self._entries.items()))
+            if entry.at >= oldest and len(self._entries) < self.size:
+                break
+            del self._entries[key]
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+async def _quietly(work: Awaitable[None]) -> None:
+    try:
+        await work
+    except Exception as exc:  # Redis away: a retry elsewhere runs the request again
+        log.debug("sharing a reply failed: %s", exc)

@@ -1,0 +1,275 @@
+"""The server's parts wired together, independent of the web framework.
+
+>>> from bodoge.server.runtime.config import ServerConfig
+>>> server = Server(ServerConfig(db_url="sqlite+aiosqlite:///:memory:"))
+>>> server.config.limits.outbox
+256
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Mapping
+
+import orjson
+
+from bodoge.cluster.namespace import Namespace
+from bodoge.cluster.ownership import new_process_id
+from bodoge.cluster.service import ClusterService
+from bodoge.core.values import JSON
+from bodoge.games import registry
+from bodoge.server.edge.admission import Admission
+from bodoge.server.edge.connection import Connection, Transport
+from bodoge.server.edge.metrics import Metrics, Probe, Readings, database_probe
+from bodoge.server.replication.replica import Replicas
+from bodoge.server.runtime.config import ServerConfig
+from bodoge.server.runtime.lobby import Lobby
+from bodoge.server.runtime.stats import Counters
+from bodoge.server.runtime.tables import Tables
+from bodoge.server.services.accounts import Accounts, Sockets
+from bodoge.server.services.bots import BotRunner
+from bodoge.server.services.housekeeping import clean_up
+from bodoge.server.services.identity import Player, Players
+from bodoge.server.services.quotas import Buckets
+from bodoge.server.services.ratings import Ratings
+from bodoge.server.services.replies import RecentReplies
+from bodoge.store import Store, open_store
+
+log = logging.getLogger(__name__)
+
+
+class Server:
+    """Store, players, lobby, tables and bots; :meth:`start` brings every table back."""
+
+    def __init__(self, config: ServerConfig, store: Store | None = None) -> None:
+        self.config = config
+        self.games = dict(config.games) if config.games is not None else registry()
+        self._given_store = store
+        limits = config.limits
+        self.admission = Admission(limits.connections_per_address, limits.connections_per_player)
+        self.recent = RecentReplies(limits.retry_seconds)
+        #: The live WebSockets of each player (signing out closes them).
+        self.sockets = Sockets()
+        self._stopped = False
+        self.counters = Counters()
+        #: New players each client address may make an hour.
+        self.new_players = Buckets(config.quotas.new_players_per_hour, name="new_players")
+        #: Uploads (of a custom deck) each client address may make an hour.
+        self.uploads = Buckets(config.quotas.uploads_per_hour, name="uploads")
+        #: This process's name in ``/healthz``, ``/metrics`` and (in a cluster) the lease.
+        self.process = new_process_id()
+        counters = self.counters
+        self.metrics = Metrics(
+            self.process,
+            Readings(
+                connections=lambda: counters.connections_open,
+                tables_owned=self._tables_owned,
+                moves=lambda: counters.moves,
+                refusals=counters.refusals,
+                uploads=lambda: counters.uploads_stored,
+                upload_bytes=lambda: counters.upload_bytes_stored,
+                deck_bytes=lambda: counters.deck_bytes_kept,
+                takeovers=lambda: self.cluster.takeovers if self.cluster else 0,
+                redis_reconnects=lambda: self.cluster.redis_reconnects if self.cluster else 0,
+                database_reconnects=lambda: self.cluster.database_reconnects if self.cluster else 0,
+            ),
+        )
+        #: Cluster mode (``config.redis_url``): the bus, the lease and the owned tables.
+        self.cluster: ClusterService | None = None
+        self.counters.on_fanout = self.metrics.fanout_seconds.observe
+        #: Finished tables' reviews, by table id, the most recently asked last.
+        self.reviews: OrderedDict[str, dict[str, JSON]] = OrderedDict()
+        #: Reviews being worked out, by table id (visitors asking at once share one).
+        self.reviews_running: dict[str, asyncio.Future[dict[str, JSON] | None]] = {}
+
+    async def start(self) -> None:
+        self.store = self._given_store or await open_store(self.config.db_url)
+        if hasattr(self.store, "on_commit"):
+            self.store.on_commit = self.metrics.commit_seconds.observe
+        self.players = Players(self.store, self.config.limits.name_chars)
+        quotas = self.config.quotas
+        self.accounts = Accounts(
+            self.store,
+            self.players,
+            sign_ins_per_hour=quotas.sign_ins_per_hour,
+            sign_ins_per_account_hour=quotas.sign_ins_per_account_hour,
+            on_sign_out=self._signed_out,
+        )
+        self.bots = BotRunner(self.config.bot_workers, self.games, self.config.bot_timeout)
+        self.lobby = Lobby()
+        self.tables = Tables(
+            self.config,
+            self.store,
+            self.players,
+            self.bots,
+            self.lobby,
+            self.games,
+            self.counters,
+            online=self.admission.online,
+        )
+        self.ratings = Ratings(self.store, self.games)
+        self.tables.on_rated_end = self._rated_game_ended
+        if self.config.redis_url is not None:
+            await self._join_cluster()
+            assert self.cluster is not None
+            self.tables.cluster = self.cluster
+            self.tables.replicas = Replicas(self.tables, self.cluster)
+            await self.tables.replicas.start()
+            await self._cluster_lobby(self.tables.replicas)
+        await self.tables.restore_open()
+        await self.count_decks()
+        self.tables.spawn(self.tables.sweep())
+        # (and rated games that ended just before a crash: they count, once)
+        self.tables.spawn(clean_up(self))
+        self.bots.warm_up()
+
+    def _rated_game_ended(self, table_id: str) -> None:
+        self.tables.spawn(self._settle(table_id))
+
+    async def _settle(self, table_id: str) -> None:
+        try:
+            await self.ratings.settle(table_id)
+        except Exception:  # still pending: settled at the next start or housekeeping pass
+            log.warning("updating the ratings of %s failed", table_id, exc_info=True)
+
+    async def count_decks(self) -> None:
+        """Look at how many uploaded decks the store keeps, and their bytes (for the stats)."""
+        counters = self.counters
+        counters.decks_kept, counters.deck_bytes_kept = await self.store.picture_usage()
+
+    async def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        await self.tables.close()  # and with them the sweep
+        if self.cluster is not None:
+            await self.cluster.stop()  # the others take this process's running tables over
+        await self.bots.close()
+        await self.store.close()
+
+    async def _join_cluster(self) -> None:
+        """Start this process's end of the cluster; the store's writer fences its commits."""
+        engine = getattr(self.store, "engine", None)
+        if engine is None or not hasattr(self.store, "fence"):
+            raise TypeError("cluster mode needs the SQL store on PostgreSQL")
+        config = self.config
+        assert config.redis_url is not None
+        self.cluster = ClusterService(
+            engine,
+            config.redis_url,
+            Namespace.for_database(config.db_url, config.redis_namespace),
+            self.process,
+            lease=config.lease_seconds,
+            on_lost=self._lost,
+            on_orphans=self._orphans,
+        )
+        await self.cluster.start()
+        self.cluster.on_renamed = self._renamed_elsewhere
+        self.cluster.on_signed_out = self._signed_out_elsewhere
+        self.store.fence = self.cluster.fence
+        # Rates and retried requests are the cluster's: a visitor may land on any process.
+        shared = self.cluster.shared
+        rates = (self.new_players, self.uploads, self.tables.created)
+        for buckets in (*rates, self.accounts.by_address, self.accounts.by_account):
+            buckets.share(shared)
+        self.recent.share(shared, self.process, self.cluster.alive)
+
+    async def _cluster_lobby(self, replicas: Replicas) -> None:
+        """Every process's lobby lists every open table of the cluster (see ``lobby.py``)."""
+        cluster = self.cluster
+        assert cluster is not None
+        channel = cluster.namespace.lobby
+        me = cluster.process
+
+        def publish(message: dict[str, JSON]) -> None:
+            cluster.publish_soon(channel, {**message, "process": me})
+
+        async def heard(data: bytes) -> None:
+            message = orjson.loads(data)
+            if isinstance(message, dict) and message.get("process") != me:
+                self.lobby.heard(message)
+
+        async def listed(call: dict[str, JSON]) -> JSON:
+            return [t.summary() for t in self.tables.open_tables()]
+
+        self.lobby.publish = publish
+        replicas.ops["lobby"] = listed
+        await cluster.bus.subscribe(channel, heard)
+        cluster.bus.add_reconnect_hook(self.sync_lobby)
+        await self.sync_lobby()
+
+    async def sync_lobby(self) -> None:
+        """Ask every other live process for the open tables it runs (start, Redis back)."""
+        cluster = self.cluster
+        assert cluster is not None
+        try:
+            processes = await cluster.ownership.live_processes()
+        except Exception as exc:
+            log.warning("listing the cluster's processes failed: %s", exc)
+            return
+        others = [p for p in processes if p != cluster.process]
+        answers = await asyncio.gather(
+            *(cluster.bus.request(p, {"op": "lobby"}) for p in others), return_exceptions=True
+        )
+        summaries: list[dict[str, JSON]] = []
+        for process, answer in zip(others, answers, strict=True):
+            if isinstance(answer, BaseException):
+                log.info("process %s did not list its tables: %s", process, answer)
+            elif isinstance(answer, list):
+                summaries += [s for s in answer if isinstance(s, dict)]
+        self.lobby.replace_remote(summaries, set(self.tables.live))
+
+    def _signed_out(self, player_id: str, token_hashes: set[str] | None) -> None:
+        """Tokens ended here: their sockets close here, and on every other process."""
+        self.sockets.signed_out(player_id, token_hashes)
+        if self.cluster is not None:
+            self.cluster.signed_out(player_id, token_hashes)
+
+    def _signed_out_elsewhere(self, player_id: str, token_hashes: set[str] | None) -> None:
+        # Another process ended them: forget them here too, or a cached token would still
+        # name the player on this process.
+        if token_hashes is None:
+            self.players.forget_player_tokens(player_id)
+        else:
+            self.players.forget_tokens(token_hashes)
+        self.sockets.signed_out(player_id, token_hashes)
+
+    def renamed(self, player: Player) -> None:
+        """A player's new name shows at the tables they sit at, on every process."""
+        self.renamed_here(player)
+        if self.cluster is not None:
+            self.cluster.renamed(player.id, player.name)
+
+    def _renamed_elsewhere(self, player_id: str, name: str) -> None:
+        player = self.players.get(player_id)
+        if player is not None and player.name != name:
+            player.name = name
+            self.renamed_here(player)
+
+    def renamed_here(self, player: Player) -> None:
+        for table in list(self.tables.live.values()):
+            if any(player.id in (s.player, s.left) for s in table.seats):
+                table.post(table.refresh_seats)
+
+    async def _lost(self, table_ids: set[str]) -> None:
+        self.tables.let_go(table_ids)
+
+    async def _orphans(self, claims: dict[str, int]) -> None:
+        self.tables.spawn(self.tables.take_over(set(claims)))
+
+    def _tables_owned(self) -> int:
+        tables = getattr(self, "tables", None)
+        return 0 if tables is None else len(tables.live)
+
+    def probes(self) -> Mapping[str, Probe]:
+        """What ``/healthz`` checks: the database (when the store has an engine to ask), Redis."""
+        engine = getattr(self.store, "engine", None) if hasattr(self, "store") else None
+        probes = {} if engine is None else {"database": database_probe(engine)}
+        if self.cluster is not None:
+            probes["redis"] = self.cluster.ping_redis
+        return probes
+
+    def connect(self, transport: Transport, address: str | None = None) -> Connection:
+        return Connection(self, transport, address)
