@@ -76,7 +76,10 @@ def core_writes() -> type[SqlStore]:
     from sqlalchemy.exc import IntegrityError
     from sqlalchemy.ext.asyncio import AsyncConnection
 
-    from bodoge.store import schema, sql
+    from bodoge.store import schema
+    from bodoge.store.failures import ENGINE_UNAVAILABLE, outcome
+    from bodoge.store.sql import SqlStore
+    from bodoge.store.writes import AnyWrite, MoveWrite, Outcomes
 
     set_timers = (
         schema.tables.update()
@@ -84,7 +87,7 @@ def core_writes() -> type[SqlStore]:
         .values(deadlines=sa.bindparam("b_deadlines"), clock_deadline=sa.bindparam("b_clock"))
     )
 
-    async def write_moves(conn: AsyncConnection, writes: list[sql._MoveWrite]) -> None:
+    async def write_moves(conn: AsyncConnection, writes: list[MoveWrite]) -> None:
         await conn.execute(
             schema.moves.insert(),
             [
@@ -111,20 +114,20 @@ def core_writes() -> type[SqlStore]:
         if timers:
             await conn.execute(set_timers, timers)
 
-    class CoreWrites(sql.SqlStore):
+    class CoreWrites(SqlStore):
         def __init__(self, url: str) -> None:
             super().__init__(url)
             self._sqlite = None  # the engine's connections do all the work
 
-        async def _commit(self, writes: list[sql.AnyWrite]) -> sql.Outcomes:
-            if not all(isinstance(write, sql._MoveWrite) for write in writes):
+        async def _commit(self, writes: list[AnyWrite]) -> Outcomes:
+            if not all(isinstance(write, MoveWrite) for write in writes):
                 return await super()._commit(writes)  # setting up: not measured
             try:
                 async with self.engine.begin() as conn:
                     await write_moves(conn, writes)  # type: ignore[arg-type]
             except Exception as exc:
                 if len(writes) == 1:
-                    return [sql._outcome(exc, writes[0], IntegrityError)]
+                    return [outcome(exc, writes[0], IntegrityError, ENGINE_UNAVAILABLE)]
                 return [(await self._commit([write]))[0] for write in writes]
             return [None] * len(writes)
 

@@ -19,9 +19,12 @@ from bodoge.store import (
     SeatRecord,
     TableRecord,
     Timers,
+    engine,
+    loading,
     open_store,
-    sql,
     sqlite_url,
+    tables,
+    writes,
 )
 from bodoge.store.sql import SqlStore
 
@@ -146,7 +149,7 @@ async def test_many_tables_load_whole_across_the_slices_of_their_ids(
     store: SqlStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Tables read back in slices of ids (here of 2) each get exactly their own rows."""
-    monkeypatch.setattr(sql, "IN_LIST_LIMIT", 2)
+    monkeypatch.setattr(loading, "IN_LIST_LIMIT", 2)
     for i in range(5):
         player = PlayerRecord(f"p_{i}", f"P{i}", f"{i}" * 64, 1)
         await store.create_player(player)
@@ -196,9 +199,7 @@ async def test_history_survives_reopening(store_url: str) -> None:
 async def test_checkpoints_run_beside_the_writer(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from bodoge.store import sql
-
-    monkeypatch.setattr(sql, "CHECKPOINT_SECONDS", 0.05)
+    monkeypatch.setattr(engine, "CHECKPOINT_SECONDS", 0.05)
     store = await open_store(sqlite_url(tmp_path))
     await _with_table(store)
     wal = tmp_path / "bodoge.sqlite3-wal"
@@ -323,36 +324,36 @@ async def test_an_in_memory_database_writes_through_the_engine() -> None:
 def test_a_group_is_one_batch_per_statement_kind_in_an_order_that_keeps_its_effect() -> None:
     timers = Timers({"0": 9})
     group = [
-        sql._MoveWrite("t_1", MoveRecord(1, 0, {}, 1), timers, None),
-        sql._Write(
-            ("table", "t_9"), [(sql._DELETE_SEATS, ("t_9",)), (sql._SET_HOST, (None, "t_9"))]
+        writes.MoveWrite("t_1", MoveRecord(1, 0, {}, 1), timers, None),
+        writes.Write(
+            ("table", "t_9"), [(tables.DELETE_SEATS, ("t_9",)), (tables.SET_HOST, (None, "t_9"))]
         ),
-        sql._MoveWrite("t_2", MoveRecord(1, 0, {}, 1), timers, None),
-        sql._MoveWrite("t_3", MoveRecord(1, 0, {}, 1), None, {"winners": [0]}),
-        sql._MoveWrite("t_4", MoveRecord(1, 0, {}, 1), timers, None),
+        writes.MoveWrite("t_2", MoveRecord(1, 0, {}, 1), timers, None),
+        writes.MoveWrite("t_3", MoveRecord(1, 0, {}, 1), None, {"winners": [0]}),
+        writes.MoveWrite("t_4", MoveRecord(1, 0, {}, 1), timers, None),
         # The same table again: its insert may not pass its timers above.
-        sql._MoveWrite("t_1", MoveRecord(2, 0, {}, 2), timers, None),
+        writes.MoveWrite("t_1", MoveRecord(2, 0, {}, 2), timers, None),
     ]
     plan = [
-        (stmt, [row[-1] if stmt is not sql._INSERT_MOVE else row[:2] for row in rows])
-        for stmt, rows in sql._batches(group)
+        (stmt, [row[-1] if stmt is not writes.INSERT_MOVE else row[:2] for row in rows])
+        for stmt, rows in writes.batches(group)
     ]
     assert plan == [
-        (sql._INSERT_MOVE, [("t_1", 1), ("t_2", 1), ("t_3", 1), ("t_4", 1)]),
-        (sql._SET_TIMERS, ["t_1", "t_2", "t_4"]),
-        (sql._DELETE_SEATS, ["t_9"]),
-        (sql._SET_HOST, ["t_9"]),
-        (sql._FINISH_TABLE, ["t_3"]),
-        (sql._INSERT_MOVE, [("t_1", 2)]),
-        (sql._SET_TIMERS, ["t_1"]),
+        (writes.INSERT_MOVE, [("t_1", 1), ("t_2", 1), ("t_3", 1), ("t_4", 1)]),
+        (writes.SET_TIMERS, ["t_1", "t_2", "t_4"]),
+        (tables.DELETE_SEATS, ["t_9"]),
+        (tables.SET_HOST, ["t_9"]),
+        (writes.FINISH_TABLE, ["t_3"]),
+        (writes.INSERT_MOVE, [("t_1", 2)]),
+        (writes.SET_TIMERS, ["t_1"]),
     ]
     # PostgreSQL's moves set their timers in the same statement: the moves are one batch.
-    pg = [(stmt, [row[:2] for row in rows]) for stmt, rows in sql._batches(group, pg=True)]
+    pg = [(stmt, [row[:2] for row in rows]) for stmt, rows in writes.batches(group, pg=True)]
     assert pg == [
-        (sql._PG_APPEND_MOVE, [("t_1", 1), ("t_2", 1), ("t_3", 1), ("t_4", 1), ("t_1", 2)]),
-        (sql._DELETE_SEATS, [("t_9",)]),
-        (sql._SET_HOST, [(None, "t_9")]),
-        (sql._FINISH_TABLE, [(1, {"winners": [0]})]),
+        (writes.PG_APPEND_MOVE, [("t_1", 1), ("t_2", 1), ("t_3", 1), ("t_4", 1), ("t_1", 2)]),
+        (tables.DELETE_SEATS, [("t_9",)]),
+        (tables.SET_HOST, [(None, "t_9")]),
+        (writes.FINISH_TABLE, [(1, {"winners": [0]})]),
     ]
 
 

@@ -11,15 +11,15 @@ import pytest
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from bodoge.store import Conflict, StoreUnavailable
-from bodoge.store.sql import (
+from bodoge.store.failures import (
     ENGINE_UNAVAILABLE,
     SQLITE_UNAVAILABLE,
-    _asyncpg_unavailable,
-    _outcome,
-    _Write,
+    asyncpg_unavailable,
 )
+from bodoge.store.failures import outcome as write_outcome
+from bodoge.store.writes import Write
 
-WRITE = _Write(("table", "t_1"), [], "table t_1 already has move 3")
+WRITE = Write(("table", "t_1"), [], "table t_1 already has move 3")
 
 
 @pytest.mark.parametrize(
@@ -36,15 +36,15 @@ def test_a_database_that_cannot_write_is_unavailable(
     error: Exception, integrity: type[Exception], unavailable: str
 ) -> None:
     kinds = {"sqlite": SQLITE_UNAVAILABLE, "engine": ENGINE_UNAVAILABLE}.get(unavailable)
-    outcome = _outcome(error, WRITE, integrity, kinds or _asyncpg_unavailable())
+    outcome = write_outcome(error, WRITE, integrity, kinds or asyncpg_unavailable())
     assert isinstance(outcome, StoreUnavailable)
 
 
 def test_a_broken_rule_is_a_conflict_and_a_bug_is_itself() -> None:
-    kinds = _asyncpg_unavailable()
-    conflict = _outcome(
+    kinds = asyncpg_unavailable()
+    conflict = write_outcome(
         asyncpg.UniqueViolationError("dup"), WRITE, asyncpg.UniqueViolationError, kinds
     )
     assert isinstance(conflict, Conflict) and "move 3" in str(conflict)
     bug = TypeError("a bug")
-    assert _outcome(bug, WRITE, asyncpg.UniqueViolationError, kinds) is bug
+    assert write_outcome(bug, WRITE, asyncpg.UniqueViolationError, kinds) is bug

@@ -1,0 +1,139 @@
+"""Accounts: a player's account name and password, sign-ins (sessions), passkeys and the
+challenges of passkey ceremonies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+
+from bodoge.store import mapping, schema
+from bodoge.store.engine import SqlEngine
+from bodoge.store.records import AccountRecord, ChallengeRecord, PasskeyRecord
+from bodoge.store.statement import Op, Stmt
+from bodoge.store.transactions import Runner
+from bodoge.store.writes import Write
+
+MAKE_ACCOUNT = Stmt(
+    "UPDATE players SET account_name = ?, account_key = ?, password_hash = ?, generation = 0"
+    " WHERE id = ? AND account_key IS NULL"
+)
+SET_PASSWORD = Stmt("UPDATE players SET password_hash = ? WHERE id = ?")
+INSERT_SESSION = Stmt(
+    "INSERT INTO sessions (token_hash, player, generation, created_at) VALUES (?, ?, ?, ?)"
+)
+DELETE_SESSION = Stmt("DELETE FROM sessions WHERE token_hash = ?")
+REPLACE_TOKEN = Stmt("UPDATE players SET token_hash = ? WHERE token_hash = ?")
+NEXT_GENERATION = Stmt("UPDATE players SET generation = ?, token_hash = ? WHERE id = ?")
+DELETE_OLD_SESSIONS = Stmt("DELETE FROM sessions WHERE player = ? AND generation < ?")
+INSERT_PASSKEY = Stmt(
+    "INSERT INTO passkeys (id, player, public_key, sign_count, name, created_at, used_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+USE_PASSKEY = Stmt("UPDATE passkeys SET sign_count = ?, used_at = ? WHERE id = ?")
+DELETE_PASSKEY = Stmt("DELETE FROM passkeys WHERE player = ? AND id = ?")
+
+
+class AccountQueries(SqlEngine):
+    """:class:`~bodoge.store.ports.AccountStore`."""
+
+    async def account(self, player_id: str) -> AccountRecord | None:
+        return await self._account(schema.players.c.id == player_id)
+
+    async def account_by_key(self, key: str) -> AccountRecord | None:
+        return await self._account(schema.players.c.account_key == key)
+
+    async def _account(self, where: Any) -> AccountRecord | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(sa.select(schema.players).where(where))).first()
+        return None if row is None else mapping.account(row)
+
+    async def make_account(
+        self, player_id: str, name: str, key: str, password_hash: str | None
+    ) -> None:
+        row = (name, key, password_hash, player_id)
+        conflict = "this account name is taken"
+        await self._write(Write(("player", player_id), [(MAKE_ACCOUNT, row)], conflict))
+
+    async def set_password(self, player_id: str, password_hash: str | None) -> None:
+        row = (password_hash, player_id)
+        await self._write(Write(("player", player_id), [(SET_PASSWORD, row)]))
+
+    async def add_session(self, token_hash: str, player_id: str, generation: int, at: int) -> None:
+        row = (token_hash, player_id, generation, at)
+        await self._write(Write(("player", player_id), [(INSERT_SESSION, row)]))
+
+    async def end_session(self, token_hash: str, replacement: str) -> None:
+        ops: list[Op] = [
+            (DELETE_SESSION, (token_hash,)),
+            (REPLACE_TOKEN, (replacement, token_hash)),
+        ]
+        await self._write(Write(("session", token_hash), ops))
+
+    async def end_sessions(self, player_id: str, generation: int, replacement: str) -> None:
+        ops: list[Op] = [
+            (NEXT_GENERATION, (generation, replacement, player_id)),
+            (DELETE_OLD_SESSIONS, (player_id, generation)),
+        ]
+        await self._write(Write(("player", player_id), ops))
+
+    async def add_passkey(self, passkey: PasskeyRecord) -> None:
+        k = passkey
+        row = (k.id, k.player, k.public_key, k.sign_count, k.name, k.created_at, k.used_at)
+        conflict = "this passkey is known already"
+        await self._write(Write(("player", k.player), [(INSERT_PASSKEY, row)], conflict))
+
+    async def passkey(self, credential_id: str) -> PasskeyRecord | None:
+        c = schema.passkeys.c
+        async with self.engine.connect() as conn:
+            query = schema.passkeys.select().where(c.id == credential_id)
+            row = (await conn.execute(query)).first()
+        return mapping.passkey(row) if row else None
+
+    async def passkeys(self, player_id: str) -> list[PasskeyRecord]:
+        c = schema.passkeys.c
+        query = schema.passkeys.select().where(c.player == player_id).order_by(c.created_at, c.id)
+        async with self.engine.connect() as conn:
+            return [mapping.passkey(row) for row in await conn.execute(query)]
+
+    async def use_passkey(self, credential_id: str, sign_count: int, at: int) -> None:
+        row = (sign_count, at, credential_id)
+        await self._write(Write(("passkey", credential_id), [(USE_PASSKEY, row)]))
+
+    async def delete_passkey(self, player_id: str, credential_id: str) -> None:
+        row = (player_id, credential_id)
+        await self._write(Write(("player", player_id), [(DELETE_PASSKEY, row)]))
+
+    # --- passkey challenges: taken once, whichever process asks ---------------------------
+
+    async def add_challenge(self, challenge: ChallengeRecord, now: int, limit: int) -> bool:
+        return await self._transaction(_add_challenge, challenge, now, limit)
+
+    async def take_challenge(self, challenge_id: str, now: int) -> ChallengeRecord | None:
+        return await self._transaction(_take_challenge, challenge_id, now)
+
+
+_CHALLENGE_COLUMNS = "id, challenge, purpose, player, name, rp_id, expires_at"
+
+
+def _add_challenge(run: Runner, c: ChallengeRecord, now: int, limit: int) -> bool:
+    run("DELETE FROM passkey_challenges WHERE expires_at < ?", (now,))
+    rows, _ = run("SELECT COUNT(*) FROM passkey_challenges", ())
+    if rows[0][0] >= limit:
+        return False
+    row = (c.id, c.challenge, c.purpose, c.player, c.name, c.rp_id, c.expires_at)
+    run(f"INSERT INTO passkey_challenges ({_CHALLENGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+    return True
+
+
+def _take_challenge(run: Runner, challenge_id: str, now: int) -> ChallengeRecord | None:
+    rows, _ = run(
+        f"SELECT {_CHALLENGE_COLUMNS} FROM passkey_challenges WHERE id = ?", (challenge_id,)
+    )
+    # Two processes may read it at once: the one whose delete takes the row has it.
+    _, taken = run("DELETE FROM passkey_challenges WHERE id = ?", (challenge_id,))
+    if not rows or taken != 1:
+        return None
+    r = rows[0]
+    found = ChallengeRecord(r[0], bytes(r[1]), r[2], r[3], r[4], r[5], r[6])
+    return found if found.expires_at >= now else None

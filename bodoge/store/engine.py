@@ -1,0 +1,283 @@
+"""The store's engine: a database opened through SQLAlchemy, and the one writer that
+commits in groups.
+
+Every write goes through one writer that commits in groups: writes that arrive
+while a commit is running are committed together in the next transaction
+("group commit").  Each caller is answered only after the commit that holds its
+write, so an acknowledged write survives ``kill -9``.  If a group fails (say, a
+duplicate move number), its writes are retried one by one so that only the
+faulty one fails.  A group is planned into one ``executemany`` per statement kind
+(:func:`~bodoge.store.writes.batches`) and committed in one go:
+
+* SQLite (a database file): the writer is a thread of its own with its own
+  ``sqlite3`` connection (:class:`~bodoge.store.sqlite_writer.SqliteWriter`);
+* PostgreSQL through asyncpg: a writer task holds one connection from
+  SQLAlchemy's engine and sends each batch with asyncpg's pipelined
+  ``executemany``, in one transaction (a group of one batch needs none:
+  ``executemany`` is atomic).  A move and its timers are one statement there,
+  so a group of moves is one round trip;
+* any other URL (an in-memory SQLite database, another driver): the writer
+  task sends the same statements through an SQLAlchemy connection.
+
+Reads, the schema and WAL checkpoints go through SQLAlchemy's engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from bodoge.store.base import StoreUnavailable
+from bodoge.store.failures import ENGINE_UNAVAILABLE, asyncpg_unavailable, is_unavailable, outcome
+from bodoge.store.opening import make_engine, sqlite_file
+from bodoge.store.setup import set_up_schema
+from bodoge.store.sqlite_writer import SqliteWriter
+from bodoge.store.transactions import on_sqlite, sa_runner
+from bodoge.store.writes import (
+    GROUP_LIMIT,
+    AnyWrite,
+    Fence,
+    Outcomes,
+    apply_fence,
+    batches,
+    tables_written,
+)
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: Seconds between WAL checkpoints, which run beside the writer instead of inside its commits.
+CHECKPOINT_SECONDS = 2.0
+
+
+class SqlEngine:
+    """A database opened through SQLAlchemy and the group-commit writer in front of it:
+    what every area of the store's queries (:mod:`bodoge.store.sql`) reads and writes through.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        parsed = sa.engine.make_url(url)
+        self.is_sqlite = parsed.get_backend_name() == "sqlite"
+        self.engine: AsyncEngine = make_engine(url)
+        path = sqlite_file(url)
+        #: The writer thread of a SQLite file (an in-memory database lives in the engine's
+        #: one connection, so its writes go through the engine).
+        self._sqlite = SqliteWriter(path) if path is not None else None
+        self._asyncpg = parsed.get_driver_name() == "asyncpg"
+        #: The PostgreSQL writer's connection from the engine, and asyncpg's under it.
+        self._pg: tuple[AsyncConnection, Any] | None = None
+        self._queue: asyncio.Queue[tuple[AnyWrite, asyncio.Future[None]] | None] = asyncio.Queue()
+        self._writer: asyncio.Task[None] | None = None
+        self._checkpointer: asyncio.Task[None] | None = None
+        self._closing = asyncio.Event()
+        self._open = False
+        self._on_commit: Callable[[float], None] | None = None
+        #: In a cluster (PostgreSQL only), the owner's check run first in each group commit
+        #: that writes tables; the writes of the tables it refuses fail with :class:`Fenced`.
+        self.fence: Fence | None = None
+
+    @property
+    def on_commit(self) -> Callable[[float], None] | None:
+        """Given each group commit's duration in seconds, if set (the metrics' histogram).
+
+        On a SQLite file it runs on the writer thread, so it must be thread-safe.
+        """
+        return self._on_commit
+
+    @on_commit.setter
+    def on_commit(self, observe: Callable[[float], None] | None) -> None:
+        self._on_commit = observe
+        if self._sqlite is not None:
+            self._sqlite.on_commit = observe
+
+    async def start(self) -> None:
+        if self.is_sqlite:
+            path = self.engine.url.database
+            if path and path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+        async with self.engine.begin() as conn:
+            await conn.run_sync(set_up_schema)
+        if self._sqlite is not None:
+            await self._sqlite.start()
+        else:
+            self._writer = asyncio.create_task(self._write_loop(), name="store-writer")
+        self._open = True
+        if self.is_sqlite:
+            self._checkpointer = asyncio.create_task(self._checkpoint_loop(), name="checkpoints")
+
+    async def close(self) -> None:
+        was_open, self._open = self._open, False
+        self._closing.set()
+        if self._checkpointer is not None:
+            await self._checkpointer  # lets a running checkpoint finish
+            self._checkpointer = None
+        if self._sqlite is not None:
+            await self._sqlite.close()
+        if self._writer is not None:
+            self._queue.put_nowait(None)
+            await self._writer
+            self._writer = None
+        await self._drop_pg(invalidate=False)
+        if was_open and self.is_sqlite:
+            await self._checkpoint("TRUNCATE")
+        await self.engine.dispose()
+
+    async def _checkpoint_loop(self) -> None:
+        while not self._closing.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._closing.wait(), CHECKPOINT_SECONDS)
+            if not self._closing.is_set():
+                await self._checkpoint("PASSIVE")
+
+    async def _checkpoint(self, mode: str) -> tuple[int, int, int] | None:
+        """Copy the WAL into the database; PASSIVE never waits for (or blocks) the writer.
+
+        Returns SQLite's answer: (busy, frames in the WAL, frames copied).
+        """
+        try:
+            async with self.engine.connect() as conn:
+                row = (await conn.exec_driver_sql(f"PRAGMA wal_checkpoint({mode})")).first()
+                return None if row is None else (row[0], row[1], row[2])
+        except Exception:
+            log.warning("WAL checkpoint failed", exc_info=True)
+            return None
+
+    # --- the writer ----------------------------------------------------------
+
+    async def _write(self, write: AnyWrite) -> None:
+        if not self._open:
+            raise RuntimeError("the store is closed")
+        if self._sqlite is not None:
+            await self._sqlite.write(write)
+            return
+        if self._writer is None or self._writer.done():
+            raise RuntimeError("the store is closed")
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((write, future))
+        await future
+
+    async def _write_loop(self) -> None:
+        while True:
+            item = await self._queue.get()
+            if item is None:
+                return
+            group = [item]
+            stop = False
+            while len(group) < GROUP_LIMIT and not self._queue.empty():
+                more = self._queue.get_nowait()
+                if more is None:
+                    stop = True
+                    break
+                group.append(more)
+            writes = [write for write, _ in group]
+            began = time.perf_counter()
+            try:
+                outcomes = await self._commit(writes)
+            except Exception as exc:  # the database is gone: every write of the group failed
+                outcomes = [StoreUnavailable(str(exc))] * len(group)
+            if self._on_commit is not None:
+                self._on_commit(time.perf_counter() - began)
+            for (_, future), failed in zip(group, outcomes, strict=True):
+                if not future.done():  # the caller gave up waiting (cancelled)
+                    if failed is None:
+                        future.set_result(None)
+                    else:
+                        future.set_exception(failed)
+            if stop:
+                return
+
+    async def _commit(self, writes: list[AnyWrite]) -> Outcomes:
+        """Commit a group for the writer task (not SQLite's): what became of each write."""
+        if self._asyncpg:
+            return await self._commit_asyncpg(writes)
+        return await self._commit_engine(writes)
+
+    async def _commit_asyncpg(self, writes: list[AnyWrite]) -> Outcomes:
+        import asyncpg
+
+        outcomes: Outcomes = [None] * len(writes)
+        try:
+            pg = await self._pg_connection()
+            fence = self.fence if tables_written(writes) else None
+            if fence is None and len(planned := batches(writes, pg=True)) == 1:
+                stmt, rows = planned[0]
+                await pg.executemany(stmt.pg, [stmt.encode(row) for row in rows])  # atomic
+            else:
+                async with pg.transaction():
+                    kept = (
+                        writes if fence is None else await apply_fence(fence, pg, writes, outcomes)
+                    )
+                    for stmt, rows in batches(kept, pg=True):
+                        await pg.executemany(stmt.pg, [stmt.encode(row) for row in rows])
+        except Exception as exc:
+            if self._pg is not None and (
+                self._pg[1].is_closed() or not isinstance(exc, asyncpg.PostgresError)
+            ):
+                await self._drop_pg(invalidate=True)
+            if len(writes) == 1:
+                integrity = asyncpg.IntegrityConstraintViolationError
+                return [outcome(exc, writes[0], integrity, asyncpg_unavailable())]
+            return [(await self._commit_asyncpg([write]))[0] for write in writes]
+        return outcomes
+
+    async def _pg_connection(self) -> Any:
+        if self._pg is None:
+            conn = await self.engine.connect()
+            try:
+                raw = await conn.get_raw_connection()
+            except BaseException:
+                await conn.close()
+                raise
+            self._pg = (conn, raw.driver_connection)
+        return self._pg[1]
+
+    async def _drop_pg(self, *, invalidate: bool) -> None:
+        """Give the writer's connection back (``invalidate``: it may be broken, close it)."""
+        if self._pg is None:
+            return
+        conn, self._pg = self._pg[0], None
+        with contextlib.suppress(Exception):
+            if invalidate:
+                await conn.invalidate()
+            await conn.close()
+
+    async def _commit_engine(self, writes: list[AnyWrite]) -> Outcomes:
+        outcomes: Outcomes = [None] * len(writes)
+        try:
+            async with self.engine.begin() as conn:
+                kept = writes
+                if self.fence is not None and tables_written(writes):
+                    kept = await apply_fence(self.fence, conn, writes, outcomes)
+                for stmt, rows in batches(kept):
+                    await conn.execute(
+                        stmt.text,
+                        [dict(zip(stmt.keys, stmt.encode(row), strict=True)) for row in rows],
+                    )
+        except Exception as exc:
+            if len(writes) == 1:
+                return [outcome(exc, writes[0], IntegrityError, ENGINE_UNAVAILABLE)]
+            return [(await self._commit_engine([write]))[0] for write in writes]
+        return outcomes
+
+    async def _transaction(self, body: Callable[..., T], *args: Any) -> T:
+        """``body(run, *args)`` in a transaction of its own (on SQLite's writer thread)."""
+        if self._sqlite is not None:
+            return await self._sqlite.call(on_sqlite, body, *args)
+        try:
+            async with self.engine.begin() as conn:
+                return await conn.run_sync(lambda c: body(sa_runner(c), *args))
+        except Exception as exc:  # as for a write: PostgreSQL gone is no bug of the caller
+            if is_unavailable(exc) and not isinstance(exc, StoreUnavailable):
+                raise StoreUnavailable(str(exc)) from exc
+            raise

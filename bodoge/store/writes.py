@@ -1,0 +1,175 @@
+"""What the writer commits: writes, each about one thing, planned into few batches.
+
+A group of writes is planned into one ``executemany`` per statement kind
+(:func:`batches`) and committed in one go; a move (:class:`MoveWrite`, the hot path)
+makes its statements only when its group is planned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from typing import Any, ClassVar
+
+from bodoge.store.base import Fenced
+from bodoge.store.records import MoveRecord, Timers
+from bodoge.store.statement import Op, Stmt
+
+#: Most writes committed in one transaction.
+GROUP_LIMIT = 256
+
+INSERT_MOVE = Stmt(
+    "INSERT INTO moves (table_id, n, seat, move, at, actor) VALUES (?, ?, ?, ?, ?, ?)",
+    json_at=(3,),
+)
+#: PostgreSQL's: a move and its table's timers (if parameter 10, ``changed``) in one
+#: statement, so that the moves of a group are one ``executemany``: one round trip.
+PG_APPEND_MOVE = Stmt(
+    "WITH appended AS (INSERT INTO moves (table_id, n, seat, move, at, actor)"
+    " VALUES (?, ?, ?, ?, ?, ?))"
+    " UPDATE tables SET deadlines = ?, clock_deadline = ? WHERE id = ? AND ?",
+    json_at=(3, 6),
+)
+SET_TIMERS = Stmt("UPDATE tables SET deadlines = ?, clock_deadline = ? WHERE id = ?", json_at=(0,))
+FINISH_TABLE = Stmt(
+    "UPDATE tables SET status = 'finished', finished_at = ?, result = ?, deadlines = '{}',"
+    " clock_deadline = NULL WHERE id = ?",
+    json_at=(1,),
+)
+SET_STATISTICS = Stmt("UPDATE tables SET statistics = ? WHERE id = ?", json_at=(0,))
+RATING_PENDING = Stmt("INSERT INTO rating_pending (table_id, at) VALUES (?, ?)")
+
+
+class Write:
+    """One write: its statements, all about one thing (``key``: a table, a player, a picture set).
+
+    ``conflict`` is the message of the :class:`~bodoge.store.base.Conflict` raised if it
+    breaks a uniqueness rule (the database's own message otherwise).
+    """
+
+    __slots__ = ("conflict", "key", "statements")
+
+    def __init__(self, key: tuple[str, str], statements: list[Op], conflict: str = "") -> None:
+        self.key = key
+        self.statements = statements
+        self.conflict = conflict
+
+    def ops(self, pg: bool = False) -> list[Op]:
+        return self.statements
+
+
+class MoveWrite:
+    """A move to append, the hot path: its statements are made where the group is planned."""
+
+    __slots__ = ("move", "rated", "result", "statistics", "table_id", "timers")
+    conflict: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        table_id: str,
+        move: MoveRecord,
+        timers: Timers | None,
+        result: Mapping[str, object] | None,
+        rated: bool = False,
+        statistics: Sequence[Mapping[str, int]] | None = None,
+    ) -> None:
+        self.table_id = table_id
+        self.move = move
+        self.timers = timers
+        self.result = result
+        self.rated = rated
+        self.statistics = statistics
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return ("table", self.table_id)
+
+    def ops(self, pg: bool = False) -> list[Op]:
+        """Its statements (``pg``: PostgreSQL's, the move and its timers in one)."""
+        m, table_id, timers, result = self.move, self.table_id, self.timers, self.result
+        move = (table_id, m.n, m.seat, m.move, m.at, m.actor)
+        ops: list[Op]
+        if pg:
+            if timers is None or result is not None:
+                ops = [(PG_APPEND_MOVE, (*move, None, None, table_id, False))]
+            else:
+                row = (*move, dict(timers.deadlines), timers.clock_deadline, table_id, True)
+                ops = [(PG_APPEND_MOVE, row)]
+        else:
+            ops = [(INSERT_MOVE, move)]
+            if timers is not None and result is None:
+                row = (dict(timers.deadlines), timers.clock_deadline, table_id)
+                ops.append((SET_TIMERS, row))
+        if result is not None:
+            ops.extend(finish_ops(table_id, m.at, result, self.statistics))
+            if self.rated:
+                ops.append((RATING_PENDING, (table_id, m.at)))
+        return ops
+
+
+def finish_ops(
+    table_id: str,
+    at: int,
+    result: Mapping[str, object],
+    statistics: Sequence[Mapping[str, int]] | None,
+) -> list[Op]:
+    """Finish a table; its statistics too, if given (never a JSON null: NULL means
+    "not made yet", which the start-up looks for)."""
+    ops: list[Op] = [(FINISH_TABLE, (at, dict(result), table_id))]
+    if statistics is not None:
+        ops.append((SET_STATISTICS, ([dict(s) for s in statistics], table_id)))
+    return ops
+
+
+AnyWrite = Write | MoveWrite
+#: Per write of a group: ``None`` (committed) or what its caller gets raised.
+Outcomes = list[BaseException | None]
+#: A cluster's check at the start of a group commit: given the writer's connection (inside
+#: the group's transaction) and the tables the group writes, the tables it may not write.
+Fence = Callable[[Any, Collection[str]], Awaitable[Collection[str]]]
+
+
+def tables_written(writes: Sequence[AnyWrite]) -> set[str]:
+    return {write.key[1] for write in writes if write.key[0] == "table"}
+
+
+async def apply_fence(
+    fence: Fence, conn: Any, writes: list[AnyWrite], outcomes: Outcomes
+) -> list[AnyWrite]:
+    """Run ``fence``; fail the refused tables' writes in ``outcomes``; return the others."""
+    refused = set(await fence(conn, tables_written(writes)))
+    if not refused:
+        return writes
+    kept = []
+    for i, write in enumerate(writes):
+        if write.key[0] == "table" and write.key[1] in refused:
+            outcomes[i] = Fenced([write.key[1]])
+        else:
+            kept.append(write)
+    return kept
+
+
+def batches(
+    writes: Sequence[AnyWrite], pg: bool = False
+) -> list[tuple[Stmt, list[tuple[Any, ...]]]]:
+    """The statements of ``writes`` as few ``executemany`` batches as keep their effect.
+
+    A statement joins the last batch of its kind unless a later batch holds a statement
+    about the same thing (the same ``key``): statements about different things touch
+    different rows and commute, and those about one thing keep their order.  So the
+    moves of a group of tables are one insert and their timers one update, whatever
+    came between them.  (An order the database refuses only fails the group, and
+    failed groups are retried one write at a time, in order.)
+    """
+    planned: list[tuple[Stmt, list[tuple[Any, ...]]]] = []
+    last_of_kind: dict[Stmt, int] = {}
+    last_of_key: dict[tuple[str, str], int] = {}
+    for write in writes:
+        key = write.key
+        for stmt, row in write.ops(pg):
+            at = last_of_kind.get(stmt, -1)
+            if at < 0 or at < last_of_key.get(key, -1):
+                at = last_of_kind[stmt] = len(planned)
+                planned.append((stmt, []))
+            planned[at][1].append(row)
+            last_of_key[key] = at
+    return planned
