@@ -1,11 +1,25 @@
 """Persistence: a table is its history (options, seed, seats and ordered moves).
 
-The server only talks to :class:`~bodoge.store.base.Store`; :func:`open_store`
-picks the implementation from a database URL (SQLite by default, PostgreSQL
-through ``postgresql+asyncpg://``).
+The server only talks to :class:`~bodoge.store.ports.Store`, or to the narrower port
+one part of it needs (:mod:`bodoge.store.ports`); :func:`open_store` picks the
+implementation from a database URL (SQLite by default, PostgreSQL through
+``postgresql+asyncpg://``).
 """
 
-from bodoge.store.base import Conflict, Fenced, Store, StoreUnavailable
+from bodoge.store.base import Conflict, Fenced, StoreUnavailable
+from bodoge.store.ports import (
+    AccountStore,
+    GuestStore,
+    HistoryStore,
+    PictureStore,
+    PlayerStore,
+    RatingStore,
+    StatisticsStore,
+    Store,
+    TableReader,
+    TablesStore,
+    TableStore,
+)
 from bodoge.store.records import (
     AccountRecord,
     ChallengeRecord,
@@ -24,21 +38,31 @@ from bodoge.store.sql import SqlStore, is_unavailable, open_store, sqlite_url
 
 __all__ = [
     "AccountRecord",
+    "AccountStore",
     "ChallengeRecord",
     "ChatRecord",
     "Conflict",
     "Fenced",
+    "GuestStore",
+    "HistoryStore",
     "MoveRecord",
     "PasskeyRecord",
     "PictureSetRecord",
+    "PictureStore",
     "PlayerRecord",
+    "PlayerStore",
     "RatingRecord",
+    "RatingStore",
     "SeatRecord",
     "SqlStore",
+    "StatisticsStore",
     "Store",
     "StoreUnavailable",
     "TableBundle",
+    "TableReader",
     "TableRecord",
+    "TableStore",
+    "TablesStore",
     "Timers",
     "is_unavailable",
     "open_store",

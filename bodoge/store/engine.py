@@ -148,7 +148,10 @@ class SqlEngine:
         try:
             async with self.engine.connect() as conn:
                 row = (await conn.exec_driver_sql(f"PRAGMA wal_checkpoint({mode})")).first()
-                return None if row is None else (row[0], row[1], row[2])
+                if row is None:
+                    return None
+                busy, frames, copied = tuple(row)
+                return (busy, frames, copied)
         except Exception:
             log.warning("WAL checkpoint failed", exc_info=True)
             return None

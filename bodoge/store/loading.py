@@ -25,8 +25,9 @@ IN_LIST_LIMIT = 500
 
 
 class TableLoading(SqlEngine):
-    """The part of :class:`~bodoge.store.ports.TableStore` and
-    :class:`~bodoge.store.ports.HistoryStore` that reads tables back."""
+    """Tables read back: :class:`~bodoge.store.ports.TableReader`,
+    :class:`~bodoge.store.ports.HistoryStore`, and the open tables of
+    :class:`~bodoge.store.ports.TablesStore`."""
 
     async def load_table(self, table_id: str, *, chat: int = 100) -> TableBundle | None:
         async with self.engine.connect() as conn:

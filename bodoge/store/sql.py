@@ -15,12 +15,12 @@
 from __future__ import annotations
 
 from bodoge.store.accounts import AccountQueries
-from bodoge.store.base import Store
 from bodoge.store.failures import is_unavailable
 from bodoge.store.loading import TableLoading
 from bodoge.store.opening import sqlite_url
 from bodoge.store.pictures import PictureQueries
 from bodoge.store.players import PlayerQueries
+from bodoge.store.ports import Store
 from bodoge.store.ratings import RatingQueries
 from bodoge.store.tables import TableQueries
 

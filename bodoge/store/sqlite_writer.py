@@ -15,7 +15,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from bodoge.store.base import StoreUnavailable
 from bodoge.store.failures import SQLITE_UNAVAILABLE, outcome
@@ -95,9 +95,10 @@ class SqliteWriter:
 
     def write(self, job: AnyWrite | Call) -> asyncio.Future[Any]:
         """Queue a write (or a call); the future is answered once the commit holding it is."""
-        if self._done is None or self._done.done() or self._closing:
+        loop, done = self._loop, self._done
+        if loop is None or done is None or done.done() or self._closing:
             raise RuntimeError("the store is closed")
-        future = self._loop.create_future()
+        future = loop.create_future()
         self._pending.append((job, future))
         if self._idle:
             self._ring()
@@ -121,8 +122,8 @@ class SqliteWriter:
         self._bell.put(None)
 
     def _run(self) -> None:
-        loop, pending = self._loop, self._pending
-        assert loop is not None
+        loop, pending, finished = self._loop, self._pending, self._done
+        assert loop is not None and finished is not None  # set by start, before the thread
         db: sqlite3.Connection | None = None
         try:
             while True:
@@ -151,7 +152,9 @@ class SqliteWriter:
                         outcomes = [(job.fn(db, *job.args), None)]
                     else:
                         began = time.perf_counter()
-                        done = commit_sqlite(db, [write for write, _ in group])  # type: ignore[misc]
+                        # A call is always a group of its own, so this group holds writes.
+                        writes = cast(list[AnyWrite], [write for write, _ in group])
+                        done = commit_sqlite(db, writes)
                         if self.on_commit is not None:
                             self.on_commit(time.perf_counter() - began)
                         outcomes = [(None, error) for error in done]
@@ -164,8 +167,10 @@ class SqliteWriter:
         finally:
             if db is not None:
                 db.close()
+            closed: list[tuple[Any, asyncio.Future[Any]]] = [(None, finished)]
+            ok: list[tuple[Any, BaseException | None]] = [(None, None)]
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(answer, [(None, self._done)], [(None, None)])
+                loop.call_soon_threadsafe(answer, closed, ok)
 
 
 def answer(

@@ -44,8 +44,9 @@ DELETE_CHAT = Stmt("DELETE FROM chat WHERE table_id = ?")
 
 
 class TableQueries(SqlEngine):
-    """The writes of :class:`~bodoge.store.ports.TableStore`, and
-    :class:`~bodoge.store.ports.StatisticsStore`."""
+    """:class:`~bodoge.store.ports.TableStore`; the rest of
+    :class:`~bodoge.store.ports.TablesStore` (but the open tables, read back by
+    :mod:`~bodoge.store.loading`) and of :class:`~bodoge.store.ports.StatisticsStore`."""
 
     async def create_table(self, table: TableRecord, seats: Iterable[SeatRecord]) -> None:
         ops: list[Op] = [(INSERT_TABLE, mapping.table_row(table)), *_seat_ops(table.id, seats)]

@@ -92,13 +92,13 @@ class MoveWrite:
             if timers is None or result is not None:
                 ops = [(PG_APPEND_MOVE, (*move, None, None, table_id, False))]
             else:
-                row = (*move, dict(timers.deadlines), timers.clock_deadline, table_id, True)
-                ops = [(PG_APPEND_MOVE, row)]
+                both = (*move, dict(timers.deadlines), timers.clock_deadline, table_id, True)
+                ops = [(PG_APPEND_MOVE, both)]
         else:
             ops = [(INSERT_MOVE, move)]
             if timers is not None and result is None:
-                row = (dict(timers.deadlines), timers.clock_deadline, table_id)
-                ops.append((SET_TIMERS, row))
+                left = (dict(timers.deadlines), timers.clock_deadline, table_id)
+                ops.append((SET_TIMERS, left))
         if result is not None:
             ops.extend(finish_ops(table_id, m.at, result, self.statistics))
             if self.rated:

@@ -71,7 +71,7 @@ from webauthn.helpers.structs import (
 from bodoge.server.runtime.protocol import ProtocolError, now_ms
 from bodoge.server.services.identity import Player, Players, check_name, hash_token, new_token
 from bodoge.server.services.quotas import Buckets
-from bodoge.store import AccountRecord, ChallengeRecord, Conflict, PasskeyRecord, Store
+from bodoge.store import AccountRecord, AccountStore, ChallengeRecord, Conflict, PasskeyRecord
 
 #: Passwords are 8 to 256 characters (a passphrase is welcome).
 PASSWORD_CHARS = (8, 256)
@@ -173,7 +173,7 @@ class Accounts:
 
     def __init__(
         self,
-        store: Store,
+        store: AccountStore,
         players: Players,
         *,
         sign_ins_per_hour: int = 30,

@@ -25,7 +25,7 @@ import weakref
 from dataclasses import dataclass
 
 from bodoge.server.runtime.protocol import ProtocolError, now_ms
-from bodoge.store import PlayerRecord, Store
+from bodoge.store import PlayerRecord, PlayerStore
 
 _ID_ALPHABET = string.ascii_lowercase + string.digits
 # Control characters break layouts and logs; NUL is refused by PostgreSQL text.
@@ -168,7 +168,7 @@ class Players:
     not grow with every visitor the server ever had.
     """
 
-    def __init__(self, store: Store, name_chars: int = 24) -> None:
+    def __init__(self, store: PlayerStore, name_chars: int = 24) -> None:
         self.store = store
         self.name_chars = name_chars
         self._by_id: weakref.WeakValueDictionary[str, Player] = weakref.WeakValueDictionary()

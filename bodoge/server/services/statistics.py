@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from bodoge.core.game import Game
 from bodoge.core.values import JSON
-from bodoge.store import Store, TableBundle
+from bodoge.store import StatisticsStore, TableBundle
 
 if TYPE_CHECKING:
     from bodoge.server.wiring import Server
@@ -45,7 +45,7 @@ def replayed_statistics(game: Game, bundle: TableBundle) -> list[dict[str, int]]
     return seat_statistics(game, state, len(bundle.seats))
 
 
-async def fill_in(store: Store, games: Mapping[str, Game]) -> int:
+async def fill_in(store: StatisticsStore, games: Mapping[str, Game]) -> int:
     """Store the statistics of every finished table that has none; how many were filled.
 
     A table whose game is unknown here or cannot be replayed gets an empty list: it is
