@@ -14,7 +14,7 @@ import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 
-from bodoge.bench.server import pick_move
+from bodoge.bench.moves import pick_move
 from bodoge.core.values import JSON
 from bodoge.games.tagiron.events import Declared
 from bodoge.games.tagiron.game import TagironGame

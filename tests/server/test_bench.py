@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bodoge.bench.server import FACTS, Known, serve_command
+from bodoge.bench.client import FACTS, Known
+from bodoge.bench.processes import serve_command
 
 ROOT = Path(__file__).resolve().parents[2]
 

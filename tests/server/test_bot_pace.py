@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bodoge.bench.server import pick_move
+from bodoge.bench.moves import pick_move
 from bodoge.games.tagiron.ai.position import Position
 from bodoge.games.tagiron.ai.solver import Deduction
 from bodoge.games.tagiron.game import TagironGame

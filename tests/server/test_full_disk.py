@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bodoge.bench.server import pick_move
+from bodoge.bench.moves import pick_move
 from tests.support.client import Client
 from tests.support.live_server import DEFAULT_ARGS, LiveServer
 

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from bodoge.bench.server import pick_move
+from bodoge.bench.moves import pick_move
 from bodoge.server.runtime.stats import KEPT, GcPauses
 from bodoge.server.services.collector import Collector
 from tests.support.client import Client

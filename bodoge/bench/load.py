@@ -1,0 +1,232 @@
+"""The load: tables of clients playing Tagiron back to back, in client processes."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bodoge.bench.client import Known, Lost, Seat, Stats, error_kind
+from bodoge.bench.moves import pick_move
+from bodoge.core.values import JSON
+
+
+class TableRun:
+    """The clients of one table playing games back to back until ``stop``."""
+
+    def __init__(
+        self,
+        seats: list[Seat],
+        think: float,
+        arrival: float,
+        stats: Stats,
+        rng: random.Random,
+    ) -> None:
+        self.seats = seats
+        self.think = think
+        #: Mean pause before each game (0: none, every table at once).
+        self.arrival = arrival
+        self.stats = stats
+        self.rng = rng
+        self.measuring = False
+        self.stop = False
+        self.table = ""
+        self.known = [Known() for _ in seats]
+        self.sent: dict[int, float] = {}
+        self.missing: dict[int, int] = {}
+        self.over: asyncio.Event = asyncio.Event()
+        #: The move number each seat has a move on its way for (one at a time).
+        self.planned: dict[int, int] = {}
+
+    def _state(self, index: int, message: dict[str, JSON], size: int) -> None:
+        if message["type"] == "event":
+            if message.get("table") != self.table:
+                return
+            if self.measuring:
+                self.stats.event_bytes.append(size)
+                if "patch" in message:
+                    self.stats.patches += 1
+            n = message["n"]
+            if message["seat"] != index and n in self.missing:
+                self.missing[n] -= 1
+                if self.missing[n] == 0:
+                    started = self.sent.pop(n)
+                    del self.missing[n]
+                    if self.measuring:
+                        self.stats.latencies.append(time.perf_counter() - started)
+        elif message["table"]["id"] != self.table:
+            return
+        known = self.known[index]
+        try:
+            known.update(message)
+        except (KeyError, IndexError, TypeError, ValueError):
+            self.stats.errors += 1  # a patch that does not fit the view we had
+            return
+        self._consider(index)
+
+    def _consider(self, index: int) -> None:
+        """Send a move (after a think time) if it is this seat's turn and none is on its way."""
+        known = self.known[index]
+        facts = known.facts
+        if facts["result"] is not None:
+            self.over.set()
+            return
+        n = known.n
+        if n is None or self.planned.get(index) == n:
+            return
+        if known.view is not None and facts["may_act"] and index in (facts["to_act"] or ()):
+            move = pick_move(known.view, self.rng)  # type: ignore[arg-type]
+            if move is not None:
+                self.planned[index] = n
+                asyncio.get_running_loop().create_task(self._move(index, n, move))
+
+    async def _move(self, index: int, n: int, move: dict[str, JSON]) -> None:
+        await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
+        if self.stop or self.known[index].n != n:
+            # The table moved on while thinking (catching up after a reconnection: the
+            # frames that follow may hold this seat's own move, committed before the cut).
+            return
+        table = self.table
+        self.sent[n + 1] = time.perf_counter()
+        self.missing[n + 1] = len(self.seats) - 1
+        try:
+            reply = await self.seats[index].request("move", table=table, move=move)
+        except Exception as exc:
+            if self.stop:  # the bench is over: its clients hang up
+                return
+            self.stats.error(error_kind("move", exc))
+            if self.planned.get(index) == n:
+                del self.planned[index]
+            if not isinstance(exc, Lost):  # a lost connection resyncs when it is back
+                await asyncio.sleep(0.5)
+                await self._resync(index)
+            return
+        self.stats.acked.append((table, int(reply["n"]), index, time.monotonic()))  # type: ignore[arg-type]
+        if self.measuring:
+            self.stats.moves += 1
+
+    async def _resync(self, index: int) -> None:
+        """Reopen the table from this seat's last event (the missed ones come first), go on."""
+        if self.stop or not self.table:
+            return
+        since: dict[str, JSON] = (
+            {} if self.known[index].n is None else {"since": self.known[index].n}
+        )
+        try:
+            await self.seats[index].request("table.open", table=self.table, timeout=20, **since)
+        except Exception as exc:
+            if self.stop:
+                return
+            self.stats.error(error_kind("table.open", exc))
+            if not isinstance(exc, Lost):
+                await asyncio.sleep(0.5)
+                asyncio.get_running_loop().create_task(self._resync(index))
+            return
+        self._consider(index)
+
+    async def play(self) -> None:
+        for index, seat in enumerate(self.seats):
+            seat.on_state = lambda m, size, i=index: self._state(i, m, size)
+            seat.on_back = lambda i=index: self._resync(i)
+        host, *others = self.seats
+        while not self.stop:
+            if self.arrival > 0:
+                await asyncio.sleep(self.rng.expovariate(1 / self.arrival))
+            self.over = asyncio.Event()
+            self.table = ""
+            self.sent.clear()
+            self.missing.clear()
+            self.planned.clear()
+            self.known = [Known() for _ in self.seats]
+            try:
+                created = await host.request(
+                    "table.create", game="tagiron", options={"players": len(self.seats)}
+                )
+                self.table = created["table"]
+                for seat in others:
+                    await seat.request("table.join", table=self.table)
+                for seat in self.seats:
+                    await seat.request("table.open", table=self.table)
+                await host.request("table.start", table=self.table)
+                await self.over.wait()
+                if self.measuring:
+                    self.stats.games += 1
+                for seat in self.seats:
+                    await seat.request("table.close", table=self.table)
+            except Exception as exc:
+                self.stats.error(error_kind("setting up a game", exc))
+                if self.table:
+                    self.stats.abandoned.append(self.table)
+                await asyncio.sleep(1)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What every client process does."""
+
+    urls: list[str]
+    tables: int
+    players: int
+    think: float
+    arrival: float
+    warm_up: float
+    duration: float
+    seed: int
+
+
+async def play_tables(plan: Plan, ready: Callable[[], None], go: Callable[[], Any]) -> Stats:
+    from websockets.asyncio.client import connect
+
+    stats = Stats()
+    rng = random.Random(plan.seed)
+    gate = asyncio.Semaphore(64)  # do not knock on the server's door 2,000 times at once
+
+    async def open_seat(name: str, url: str) -> Seat:
+        async with gate:
+            ws = await connect(url, compression=None, max_size=2**22, open_timeout=120)
+            seat = Seat(ws, url, stats, name)
+            welcome = await seat.request("hello", token=None, name=name)
+            seat.token = str(welcome["token"])
+            return seat
+
+    runs = []
+    for t in range(plan.tables):
+        names = [f"b{plan.seed}-{t}-{s}" for s in range(plan.players)]
+        # Seat by seat over the server processes (a cluster): a table's seats are spread.
+        urls = [plan.urls[(t * plan.players + s) % len(plan.urls)] for s in range(plan.players)]
+        seats = await asyncio.gather(*(open_seat(n, u) for n, u in zip(names, urls, strict=True)))
+        table_rng = random.Random(rng.random())
+        runs.append(TableRun(list(seats), plan.think, plan.arrival, stats, table_rng))
+    stats.clients = plan.tables * plan.players
+    ready()
+    await asyncio.to_thread(go)
+    tasks = [asyncio.create_task(run.play()) for run in runs]
+    await asyncio.sleep(plan.warm_up)  # the first games started
+    for run in runs:
+        run.measuring = True
+
+    async def watch_lag() -> None:
+        while True:
+            started = time.perf_counter()
+            await asyncio.sleep(0.01)
+            stats.lags.append(time.perf_counter() - started - 0.01)
+
+    watcher = asyncio.create_task(watch_lag())
+    await asyncio.sleep(plan.duration)
+    watcher.cancel()
+    for run in runs:
+        run.measuring = False
+        run.stop = True
+    for task in tasks:
+        task.cancel()
+    for run in runs:
+        for seat in run.seats:
+            await seat.close()
+    return stats
+
+
+def client_process(plan: Plan, results: Any, ready: Any, go: Any) -> None:
+    results.put(asyncio.run(play_tables(plan, ready.release, go.wait)))

@@ -1,0 +1,195 @@
+"""One run: the servers started, the clients played, the figures collected."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import multiprocessing
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bodoge.bench.client import Stats
+from bodoge.bench.cluster import (
+    drop_database,
+    lost_moves,
+    make_database,
+    sqlalchemy_url,
+    start_nginx,
+)
+from bodoge.bench.kill import Kill, kill_owner
+from bodoge.bench.load import Plan, client_process
+from bodoge.bench.processes import HERE, cpu_seconds, proc_status, server_stats, start_server
+from bodoge.core.values import JSON
+
+
+@dataclass
+class Outcome:
+    """The figures of one run."""
+
+    stats: list[Stats]
+    duration: float
+    pid: int
+    players: int = 4
+    #: Every server process (a cluster has several; ``pid`` is the first).
+    pids: list[int] = field(default_factory=list)
+    #: Server CPU seconds and wall seconds over the measured window.
+    cpu: float = 0.0
+    wall: float = 0.0
+    peak_kib: int = 0
+    rss_kib: int = 0
+    #: ``/api/stats`` at the start and the end of the window (``None``: not served).
+    before: dict[str, JSON] | None = None
+    after: dict[str, JSON] | None = None
+    #: nginx in front of a cluster: its pid and CPU seconds over the window (0: none).
+    nginx_pid: int = 0
+    nginx_cpu: float = 0.0
+    #: ``--kill-owner-after``: the process killed, when (``time.monotonic()``), and the
+    #: live tables it owned then.
+    killed: Kill | None = None
+    #: Acknowledged moves not in the database at the end (``None``: not checked).
+    lost: list[tuple[str, int, int]] | None = None
+    #: When each stored move was committed (``at``, ms), by table and number (a cluster).
+    committed: dict[tuple[str, int], int] | None = None
+
+    @property
+    def moves(self) -> int:
+        return sum(s.moves for s in self.stats)
+
+    @property
+    def cpu_per_1000_moves(self) -> float | None:
+        return self.cpu / self.moves * 1000 if self.pid and self.moves else None
+
+
+def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
+    """Start a server (from ``tree``, or use ``--url``), play, and collect the figures."""
+    from bodoge.server.cli import raise_file_limit
+
+    raise_file_limit()
+    data = Path(tempfile.mkdtemp(prefix="bodoge-bench-"))
+    servers: list[subprocess.Popen[str]] = []
+    urls: list[str] = []
+    database: str | None = None
+    nginx: subprocess.Popen[bytes] | None = None
+    try:
+        if args.url:
+            urls = [args.url]
+        else:
+            extras: list[list[str]] = [[]]
+            if args.cluster:
+                database = args.cluster_database = make_database(args.cluster_pg)
+                namespace = f"bench:{os.urandom(5).hex()}"
+                flags = ["--db", sqlalchemy_url(args.cluster_pg, database)]
+                flags += ["--redis", args.cluster_redis, "--redis-namespace", namespace]
+                extras = [flags] * args.cluster
+            for i, extra in enumerate(extras):  # one after another: the first makes the schema
+                server, url = start_server(data / f"p{i}", tree or HERE, extra)
+                servers.append(server)
+                urls.append(url)
+                # The server's output would fill the pipe: drain it in the background.
+                output = server.stdout
+                assert output is not None
+                threading.Thread(target=output.read, daemon=True).start()
+        clients = urls
+        if args.cluster and not args.direct:
+            nginx, balancer = start_nginx(data / "nginx", urls, 2 * args.tables * args.players)
+            clients = [balancer]
+        outcome = _play(args, clients, urls, [server.pid for server in servers], nginx)
+        if database is not None:
+            acked = [a for s in outcome.stats for a in s.acked]
+            url = sqlalchemy_url(args.cluster_pg, database)
+            outcome.lost, outcome.committed = lost_moves(url, acked)
+        return outcome
+    finally:
+        if nginx is not None:
+            nginx.kill()
+            nginx.wait()
+        for server in servers:
+            server.terminate()
+        for server in servers:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                server.wait(20)
+        if database is not None:
+            drop_database(args.cluster_pg, database)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def _play(
+    args: argparse.Namespace,
+    urls: list[str],
+    direct: list[str],
+    pids: list[int],
+    nginx: subprocess.Popen[bytes] | None = None,
+) -> Outcome:
+    """The clients against ``urls``; the figures of the processes ``pids`` (at ``direct``)."""
+    arrival = 0.0 if args.burst else args.arrival
+    # Long enough for the first games to have started (95% of them with Poisson starts).
+    warm_up = min(5.0, args.duration / 5) + 3 * arrival
+    ctx = multiprocessing.get_context("spawn")
+    procs = max(1, min(args.procs, args.tables))
+    results = ctx.Queue()
+    ready = ctx.Semaphore(0)
+    go = ctx.Event()
+    workers = []
+    try:
+        for p in range(procs):
+            share = args.tables // procs + (1 if p < args.tables % procs else 0)
+            plan = Plan(
+                urls,
+                share,
+                args.players,
+                args.think,
+                arrival,
+                warm_up,
+                args.duration,
+                args.seed * 1000 + p,
+            )
+            worker = ctx.Process(target=client_process, args=(plan, results, ready, go))
+            worker.start()
+            workers.append(worker)
+        for _ in workers:
+            ready.acquire()
+        go.set()
+        time.sleep(warm_up)
+        outcome = Outcome([], args.duration, pids[0] if pids else 0, args.players, pids)
+        outcome.nginx_pid = nginx.pid if nginx is not None else 0
+        # The collector's figures are those of one process that lives to the end.
+        befores = [server_stats(url) for url in direct]
+        cpu_start, wall_start = sum(map(cpu_seconds, pids)), time.monotonic()
+        nginx_start = cpu_seconds(outcome.nginx_pid) if nginx else 0.0
+        kill_after = getattr(args, "kill_owner_after", None)
+        cpu_dead, peak_dead = 0.0, 0
+        if kill_after is not None:
+            time.sleep(kill_after)
+            # The victim's CPU time and memory so far count; it has none after.
+            before = {pid: (cpu_seconds(pid), proc_status(pid, "VmHWM")) for pid in pids}
+            # Until the run ends: the kill, then the victim's tables being claimed.
+            outcome.killed = kill_owner(args, pids, args.duration - kill_after)
+            if outcome.killed is not None:
+                cpu_dead, peak_dead = before[outcome.killed.pid]
+            else:
+                time.sleep(args.duration - kill_after)
+        else:
+            time.sleep(args.duration)
+        victim = outcome.killed.pid if outcome.killed is not None else 0
+        alive = [pid for pid in pids if pid != victim]
+        outcome.cpu = sum(map(cpu_seconds, alive)) + cpu_dead - cpu_start
+        outcome.wall = time.monotonic() - wall_start
+        if nginx is not None:
+            outcome.nginx_cpu = cpu_seconds(outcome.nginx_pid) - nginx_start
+        for pid, url, before in zip(pids or [0], direct, befores, strict=False):
+            if outcome.killed is None or pid != outcome.killed.pid:
+                outcome.before, outcome.after = before, server_stats(url)
+                break
+        outcome.stats = [results.get(timeout=args.duration + 600) for _ in workers]
+        outcome.peak_kib = sum(proc_status(pid, "VmHWM") for pid in alive) + peak_dead
+        outcome.rss_kib = sum(proc_status(pid, "VmRSS") for pid in alive)
+    finally:
+        for worker in workers:
+            worker.join(30)
+    return outcome

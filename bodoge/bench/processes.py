@@ -1,0 +1,120 @@
+"""The server processes of a run: started from a source tree, and their figures."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from bodoge.core.values import JSON
+
+#: The source tree this bench belongs to (the "new" side of an A/B).
+HERE = Path(__file__).resolve().parents[2]
+
+
+def _tree_env(tree: Path) -> dict[str, str]:
+    """The environment that makes ``python -m bodoge`` import ``tree``'s sources."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(tree), env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _serve_flags(tree: Path) -> str:
+    """``bodoge serve --help`` of ``tree``: which flags its server knows."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bodoge", "serve", "--help"],
+        cwd=tree,
+        env=_tree_env(tree),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"bodoge serve --help failed in {tree}:\n{done.stderr[-2000:]}")
+    return done.stdout
+
+
+#: The ``bodoge serve`` options the bench turns off (0), where the server has them.
+UNLIMITED = (
+    "--max-connections-per-address",
+    "--new-players-per-hour",
+    "--waiting-tables-per-player",
+    "--tables-per-hour",
+    "--uploads-per-hour",
+)
+
+
+def serve_command(data: Path, help_text: str) -> list[str]:
+    """``bodoge serve`` for the bench, with only the flags that ``--help`` lists.
+
+    >>> serve_command(Path("/d"), "--bot-workers N")[-2:]
+    ['--bot-workers', '0']
+    """
+    command = [sys.executable, "-m", "bodoge", "serve", "--port", "0", "--data", str(data)]
+    command += ["--bot-workers", "0"]
+    # Every client of the bench comes from this machine's address, and makes a player and
+    # tables faster than a person would: no cap or quota of an address or a player applies.
+    for flag in UNLIMITED:
+        if flag in help_text:
+            command += [flag, "0"]
+    return command
+
+
+def start_server(
+    data: Path, tree: Path, extra: list[str] | None = None
+) -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen(
+        serve_command(data, _serve_flags(tree)) + (extra or []),
+        cwd=tree,
+        env=_tree_env(tree),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        bufsize=1,
+    )
+    assert process.stdout is not None
+    seen = []
+    for line in process.stdout:
+        seen.append(line)
+        found = re.search(r"serving on (http://\S+?/)\s", line)
+        if found:
+            return process, found.group(1).replace("http://", "ws://") + "ws"
+    raise RuntimeError("the server did not start:\n" + "".join(seen[-30:]))
+
+
+def server_stats(url: str) -> dict[str, JSON] | None:
+    """``GET /api/stats`` of the server at ws:// ``url`` (``None``: it has none)."""
+    http = re.sub(r"^ws", "http", url).removesuffix("/ws") + "/api/stats"
+    try:
+        with urllib.request.urlopen(http, timeout=30) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        if exc.code != 404:
+            print(f"  (GET /api/stats: {exc})", file=sys.stderr)
+    except (OSError, ValueError) as exc:
+        print(f"  (GET /api/stats: {exc!r})", file=sys.stderr)
+    return None
+
+
+def proc_status(pid: int, key: str) -> int:
+    """A ``/proc/<pid>/status`` figure in KiB (0 where there is no /proc)."""
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    found = re.search(rf"^{key}:\s+(\d+) kB", text, re.M)
+    return int(found.group(1)) if found else 0
+
+
+def cpu_seconds(pid: int) -> float:
+    """The process's user + system CPU time so far (``/proc/<pid>/stat``)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

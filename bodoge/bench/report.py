@@ -1,0 +1,207 @@
+"""The figures of a run, as lines of text."""
+
+from __future__ import annotations
+
+import statistics
+
+from bodoge.bench.kill import CLAIM_POLL, takeover_times
+from bodoge.bench.measure import Outcome
+from bodoge.core.values import JSON
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def _gc_lines(before: dict[str, JSON] | None, after: dict[str, JSON] | None) -> list[str]:
+    """The collector's passes between two ``/api/stats`` answers.
+
+    Young passes (generations 0 and 1) and full ones (generation 2: CPython's own,
+    or the sweeps of ``bodoge/server/services/collector.py``) are shown apart.
+    """
+    if before is None or after is None or "gc" not in after:
+        return ["server GC: not measured (the server has no /api/stats)"]
+    start, end = before["uptime"], after["uptime"]
+    old, new = before["gc"]["generations"], after["gc"]["generations"]
+
+    def spent(g: int, key: str) -> float:
+        return new[g][key] - old[g][key]
+
+    parts = [
+        f"gen{g} {spent(g, 'collections'):.0f}× {spent(g, 'total_ms'):.0f} ms" for g in range(3)
+    ]
+    total = sum(spent(g, "total_ms") for g in range(3))
+    cpu = sum(spent(g, "cpu_ms") for g in range(3))
+    window = [p for p in after["gc"]["long_pauses"] if start < p[0] <= end]
+    young = [p for p in window if p[1] < 2]
+    if young:
+        _, generation, longest, longest_cpu = max(young, key=lambda p: p[2])
+        worst = f"longest young pause {longest:.1f} ms (gen{generation}, {longest_cpu:.1f} ms CPU)"
+        over = sum(1 for p in young if p[2] > 20)
+        count = sum(spent(g, "collections") for g in (0, 1))
+        worst += f", {over} of {count:.0f} over 20 ms"
+    else:
+        worst = "longest young pause < 1 ms"
+    full = [p for p in window if p[1] == 2]
+    if full:
+        _, _, longest, longest_cpu = max(full, key=lambda p: p[2])
+        worst += f"; {len(full)} full pass(es), longest {longest:.1f} ms ({longest_cpu:.1f} ms CPU)"
+    else:
+        worst += "; no full pass of 1 ms or more"
+    since = max(g["longest_ms"] for g in new)
+    policy = f"threshold {tuple(after['gc']['threshold'])}"
+    if "sweeps" in after["gc"]:
+        sweeps = after["gc"]["sweeps"] - before["gc"]["sweeps"]
+        swept = after["gc"]["swept"] - before["gc"]["swept"]
+        policy += f"; sweeps in the window: {sweeps}, freeing {swept} objects"
+        policy += f" ({after['gc']['sweeps']} since start-up)"
+    return [
+        f"server GC: {worst}",
+        f"  {total:.0f} ms in all, {cpu:.0f} ms of CPU "
+        f"({total / 10 / max(1e-9, end - start):.1f}% of the time): {', '.join(parts)}",
+        f"  ({policy}; longest pause since start-up {since:.1f} ms)",
+    ]
+
+
+def report(outcome: Outcome, indent: str = "  ") -> None:
+    stats = outcome.stats
+    moves = outcome.moves
+    duration = outcome.duration
+    lines = [f"clients connected: {sum(s.clients for s in stats)}"]
+    lines.append(
+        f"moves: {moves} in {duration:g} s = {moves / duration:.1f} moves/s "
+        f"({sum(s.games for s in stats)} games finished)"
+    )
+    latencies = [x for s in stats for x in s.latencies]
+    if latencies:
+        lines.append(
+            "move sent → every other seat has it: "
+            f"median {statistics.median(latencies) * 1e3:.1f} ms, "
+            f"p99 {percentile(latencies, 0.99) * 1e3:.1f} ms (over {len(latencies)} moves)"
+        )
+    lags = [x for s in stats for x in s.lags]
+    if lags:
+        lines.append(
+            f"the clients' own event-loop lag: median {statistics.median(lags) * 1e3:.1f} ms, "
+            f"p99 {percentile(lags, 0.99) * 1e3:.1f} ms"
+        )
+    sizes = [x for s in stats for x in s.event_bytes]
+    if sizes:
+        patches = sum(s.patches for s in stats)
+        kind = "patch" if patches * 2 > len(sizes) else "whole view"
+        lines.append(
+            f"event frame ({outcome.players}-seat tables): "
+            f"median {statistics.median(sizes):.0f} bytes "
+            f"(p90 {percentile(sizes, 0.9):.0f}; {kind}; over {len(sizes)} frames)"
+        )
+    per_move = outcome.cpu_per_1000_moves
+    if outcome.pid:
+        cpu = f"{per_move:.2f} s per 1,000 moves" if per_move is not None else "no moves"
+        together = f" ({len(outcome.pids)} processes together)" if len(outcome.pids) > 1 else ""
+        lines.append(
+            f"server CPU{together}: {cpu}, "
+            f"{outcome.cpu / max(1e-9, outcome.wall) * 100:.0f}% of one core"
+        )
+        lines.append(
+            f"server memory: peak (VmHWM) {outcome.peak_kib / 1024:.0f} MiB, "
+            f"now {outcome.rss_kib / 1024:.0f} MiB"
+        )
+    if outcome.nginx_pid:
+        lines.append(
+            f"nginx (load balancer) CPU: {outcome.nginx_cpu / max(1e-9, outcome.wall) * 100:.0f}% "
+            "of one core"
+        )
+    lines += _gc_lines(outcome.before, outcome.after)
+    lines += _kill_lines(outcome)
+    errors = sum(s.errors for s in stats)
+    if errors:
+        kinds: dict[str, int] = {}
+        for s in stats:
+            for kind, count in s.kinds.items():
+                kinds[kind] = kinds.get(kind, 0) + count
+        each = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
+        lines.append(f"errors seen by clients: {errors} ({each})")
+    reconnects = sum(s.reconnects for s in stats)
+    if reconnects:
+        lines.append(f"clients reconnected: {reconnects}")
+    for line in lines:
+        print(indent + line, flush=True)
+
+
+def _kill_lines(outcome: Outcome) -> list[str]:
+    """The takeover after ``--kill-owner-after`` and the acknowledged moves lost."""
+    lines = []
+    kill = outcome.killed
+    if kill is not None:
+        acked = [a for s in outcome.stats for a in s.acked]
+        moved = takeover_times(kill, acked, outcome.committed)
+        times = sorted(moved.values())
+        given_up = (kill.tables - moved.keys()) & {t for s in outcome.stats for t in s.abandoned}
+        never = len(kill.tables - moved.keys() - given_up)
+        lines.append(
+            f"owner killed (SIGKILL, pid {kill.pid}) with {len(kill.tables)} live tables; "
+            f"{len(times)} moved again"
+            + (f", {never} never did in the {kill.left:g} s left" if never else "")
+            + (f", {len(given_up)} given up by their clients (setting up)" if given_up else "")
+        )
+        claims = sorted(kill.claims.values())
+        if claims:
+            unclaimed = len(kill.tables) - len(claims)
+            lines.append(
+                "claim time (kill → the table claimed by a new owner, its row polled every "
+                f"{CLAIM_POLL * 1000:g} ms): median {statistics.median(claims):.2f} s, "
+                f"max {claims[-1]:.2f} s"
+                + (
+                    f"; the lease had {kill.lease_left:.2f} s left at the kill, so the claim "
+                    f"came {claims[-1] - kill.lease_left:.2f} s after it ran out"
+                    if kill.lease_left is not None
+                    else ""
+                )
+                + (f"; {unclaimed} never claimed" if unclaimed else "")
+            )
+        if times:
+            lines.append(
+                "takeover time (kill → first move committed after it acknowledged, on a "
+                "table it owned): "
+                f"median {statistics.median(times):.2f} s, max {times[-1]:.2f} s"
+            )
+    if outcome.lost is not None:
+        total = sum(len(s.acked) for s in outcome.stats)
+        lines.append(
+            f"acknowledged moves lost: {len(outcome.lost)} of {total} "
+            "(each client's acknowledged moves against the database's history)"
+        )
+        for table, n, seat in outcome.lost[:5]:
+            lines.append(f"  lost: {table} move {n} (seat {seat})")
+    return lines
+
+
+def size_table(rows: list[tuple[int, Outcome]]) -> list[str]:
+    """The figures of runs on several cluster sizes, one line each."""
+    lines = [
+        "  N   moves/s   latency median / p99   CPU s/1000 moves   "
+        "claim max   takeover median / max   acked lost   errors"
+    ]
+    for size, outcome in rows:
+        latencies = [x for s in outcome.stats for x in s.latencies]
+        latency = "-"
+        if latencies:
+            median, p99 = statistics.median(latencies), percentile(latencies, 0.99)
+            latency = f"{median * 1e3:6.1f} / {p99 * 1e3:.1f} ms"
+        per_move = outcome.cpu_per_1000_moves
+        takeover, claim = "-", "-"
+        if outcome.killed is not None:
+            claims = outcome.killed.claims.values()
+            claim = f"{max(claims):.2f} s" if claims else "none"
+            acked = [a for s in outcome.stats for a in s.acked]
+            times = sorted(takeover_times(outcome.killed, acked, outcome.committed).values())
+            takeover = f"{statistics.median(times):.2f} / {times[-1]:.2f} s" if times else "none"
+        lost = "-" if outcome.lost is None else str(len(outcome.lost))
+        lines.append(
+            f"{size:3d}   {outcome.moves / outcome.duration:7.1f}   {latency:>20}   "
+            f"{per_move if per_move is not None else float('nan'):16.2f}   {claim:>9}   "
+            f"{takeover:>21}   "
+            f"{lost:>10}   {sum(s.errors for s in outcome.stats):6d}"
+        )
+    return lines
