@@ -14,7 +14,7 @@ BENCH_MODULES = (
 )
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("bench", help="print performance figures")
     bench = parser.add_subparsers(dest="bench", required=True, metavar="BENCH")
     for name in BENCH_MODULES:

@@ -49,7 +49,7 @@ POSITION = {
 ASSIST_SCRIPT = "2\n0\nR0 B0 R1 B1 R2\nask 0 total_sum 1=40\nquit\n"
 
 
-def register_bench(sub: argparse._SubParsersAction) -> None:
+def register_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "cli", help="command-line start-up: tagiron solve and assist against python -c pass"
     )

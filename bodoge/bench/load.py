@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import time
 from collections.abc import Callable
@@ -78,7 +79,7 @@ class TableRun:
         if n is None or self.planned.get(index) == n:
             return
         if known.view is not None and facts["may_act"] and index in (facts["to_act"] or ()):
-            move = pick_move(known.view, self.rng)  # type: ignore[arg-type]
+            move = pick_move(known.view, self.rng)
             if move is not None:
                 self.planned[index] = n
                 asyncio.get_running_loop().create_task(self._move(index, n, move))
@@ -104,7 +105,7 @@ class TableRun:
                 await asyncio.sleep(0.5)
                 await self._resync(index)
             return
-        self.stats.acked.append((table, int(reply["n"]), index, time.monotonic()))  # type: ignore[arg-type]
+        self.stats.acked.append((table, int(reply["n"]), index, time.monotonic()))
         if self.measuring:
             self.stats.moves += 1
 
@@ -129,8 +130,8 @@ class TableRun:
 
     async def play(self) -> None:
         for index, seat in enumerate(self.seats):
-            seat.on_state = lambda m, size, i=index: self._state(i, m, size)
-            seat.on_back = lambda i=index: self._resync(i)
+            seat.on_state = functools.partial(self._state, index)
+            seat.on_back = functools.partial(self._resync, index)
         host, *others = self.seats
         while not self.stop:
             if self.arrival > 0:

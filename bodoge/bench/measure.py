@@ -167,11 +167,11 @@ def _play(
         if kill_after is not None:
             time.sleep(kill_after)
             # The victim's CPU time and memory so far count; it has none after.
-            before = {pid: (cpu_seconds(pid), proc_status(pid, "VmHWM")) for pid in pids}
+            so_far = {pid: (cpu_seconds(pid), proc_status(pid, "VmHWM")) for pid in pids}
             # Until the run ends: the kill, then the victim's tables being claimed.
             outcome.killed = kill_owner(args, pids, args.duration - kill_after)
             if outcome.killed is not None:
-                cpu_dead, peak_dead = before[outcome.killed.pid]
+                cpu_dead, peak_dead = so_far[outcome.killed.pid]
             else:
                 time.sleep(args.duration - kill_after)
         else:

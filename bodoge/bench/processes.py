@@ -92,7 +92,8 @@ def server_stats(url: str) -> dict[str, JSON] | None:
     http = re.sub(r"^ws", "http", url).removesuffix("/ws") + "/api/stats"
     try:
         with urllib.request.urlopen(http, timeout=30) as response:
-            return json.loads(response.read())
+            stats: dict[str, JSON] = json.loads(response.read())
+            return stats
     except urllib.error.HTTPError as exc:
         if exc.code != 404:
             print(f"  (GET /api/stats: {exc})", file=sys.stderr)

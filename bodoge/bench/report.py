@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
 
 from bodoge.bench.kill import CLAIM_POLL, takeover_times
 from bodoge.bench.measure import Outcome
 from bodoge.core.values import JSON
 
 
-def percentile(values: list[float], q: float) -> float:
+def percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
@@ -26,7 +27,7 @@ def _gc_lines(before: dict[str, JSON] | None, after: dict[str, JSON] | None) -> 
     old, new = before["gc"]["generations"], after["gc"]["generations"]
 
     def spent(g: int, key: str) -> float:
-        return new[g][key] - old[g][key]
+        return float(new[g][key] - old[g][key])
 
     parts = [
         f"gen{g} {spent(g, 'collections'):.0f}× {spent(g, 'total_ms'):.0f} ms" for g in range(3)

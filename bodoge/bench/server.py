@@ -62,7 +62,7 @@ from bodoge.bench.processes import HERE
 from bodoge.bench.report import report, size_table
 
 
-def register_bench(sub: argparse._SubParsersAction) -> None:
+def register_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("server", help="tables of clients against a running server")
     parser.add_argument("--tables", type=int, default=100, help="concurrent tables")
     parser.add_argument("--duration", type=float, default=30.0, help="seconds measured")

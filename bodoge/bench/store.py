@@ -46,7 +46,7 @@ GROUPS = (1, 16)
 MOVE = {"type": "ask", "card": "where_5", "choice": None}
 
 
-def register_bench(sub: argparse._SubParsersAction) -> None:
+def register_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "store", help="the event loop's CPU per appended move: the old write path and the new"
     )
@@ -191,7 +191,9 @@ async def run(args: argparse.Namespace, console: Console) -> list[tuple[str, int
 
     paths: dict[str, Callable[[str], SqlStore]] = {"before": core_writes(), "after": SqlStore}
     with tempfile.TemporaryDirectory(prefix="bodoge-bench-store-") as tmp:
-        databases = [("SQLite", lambda path, i: sqlite_url(f"{tmp}/{path}-{i}"))]
+        databases: list[tuple[str, Callable[[str, str], str]]] = [
+            ("SQLite", lambda path, i: sqlite_url(f"{tmp}/{path}-{i}"))
+        ]
         if args.db:
             databases.append(
                 ("PostgreSQL" if "postgres" in args.db else args.db, lambda *_: args.db)
