@@ -17,7 +17,7 @@ from bodoge.core.values import JSON
 HERE = Path(__file__).resolve().parents[2]
 
 
-def _tree_env(tree: Path) -> dict[str, str]:
+def tree_env(tree: Path) -> dict[str, str]:
     """The environment that makes ``python -m bodoge`` import ``tree``'s sources."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(tree), env.get("PYTHONPATH")) if p)
@@ -29,7 +29,7 @@ def _serve_flags(tree: Path) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "bodoge", "serve", "--help"],
         cwd=tree,
-        env=_tree_env(tree),
+        env=tree_env(tree),
         capture_output=True,
         text=True,
         timeout=120,
@@ -71,7 +71,7 @@ def start_server(
     process = subprocess.Popen(
         serve_command(data, _serve_flags(tree)) + (extra or []),
         cwd=tree,
-        env=_tree_env(tree),
+        env=tree_env(tree),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
