@@ -24,6 +24,28 @@ def tree_env(tree: Path) -> dict[str, str]:
     return env
 
 
+def tree_error(tree: Path) -> str | None:
+    """Why ``tree``'s server could not be run from its own sources (``None``: it can).
+
+    A tree without a ``bodoge`` package would import another copy (this one, or the one
+    installed) and an A/B would measure one tree twice.
+    """
+    where = subprocess.run(
+        [sys.executable, "-c", "import bodoge; print(bodoge.__file__)"],
+        cwd=tree,
+        env=tree_env(tree),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if where.returncode != 0:
+        return f"{tree}: python cannot import bodoge there:\n{where.stderr[-2000:]}"
+    package = Path(where.stdout.strip()).resolve().parent
+    if package != (tree / "bodoge").resolve():
+        return f"{tree} is not a bodoge source tree (bodoge is imported from {package})"
+    return None
+
+
 def _serve_flags(tree: Path) -> str:
     """``bodoge serve --help`` of ``tree``: which flags its server knows."""
     done = subprocess.run(

@@ -58,7 +58,7 @@ import sys
 from pathlib import Path
 
 from bodoge.bench.measure import measure
-from bodoge.bench.processes import HERE
+from bodoge.bench.processes import HERE, tree_error
 from bodoge.bench.report import report, size_table
 
 
@@ -199,6 +199,11 @@ def run(args: argparse.Namespace) -> int:
     if len(sizes) > 1 and (args.ab is not None or args.url):
         print("several --cluster sizes go without --ab and --url", file=sys.stderr)
         return 2
+    for source in (args.checkout, args.ab):
+        error = None if source is None else tree_error(source.resolve())
+        if error:
+            print(error, file=sys.stderr)
+            return 2
     if args.ab is not None:
         return run_ab(args)
     tree = args.checkout.resolve() if args.checkout else None

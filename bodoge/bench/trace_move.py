@@ -24,7 +24,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from bodoge.bench.processes import HERE, tree_env
+from bodoge.bench.processes import HERE, tree_env, tree_error
 
 #: Runs the tracer as a script, so that every ``bodoge`` import is the traced tree's.
 RUNNER = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')"
@@ -124,6 +124,10 @@ def cmd_trace(args: argparse.Namespace) -> int:
         console.print("[red]--moves must be at least 1 and --warm-up at least 0[/]")
         return 2
     tree = (args.tree or HERE).resolve()
+    error = tree_error(tree)
+    if error:
+        console.print(f"[red]{error}[/]")
+        return 2
     try:
         moves = trace(tree, args.warm_up, args.moves)
     except (RuntimeError, subprocess.TimeoutExpired) as exc:

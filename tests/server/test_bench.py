@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from bodoge.bench.client import FACTS, Known
-from bodoge.bench.processes import serve_command
+from bodoge.bench.processes import serve_command, tree_error
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -101,3 +101,9 @@ def test_an_older_server_is_started_without_the_flags_it_lacks() -> None:
     older = serve_command(data, "  --bot-workers BOT_WORKERS")
     assert newer[-2:] == ["--max-connections-per-address", "0"]
     assert "--max-connections-per-address" not in older
+
+
+def test_a_tree_without_bodoge_is_refused(tmp_path: Path) -> None:
+    assert tree_error(ROOT) is None
+    error = tree_error(tmp_path)
+    assert error is not None and "is not a bodoge source tree" in error
