@@ -10,6 +10,7 @@ in a temporary folder, ``--bot-delay 0``); two WebSocket clients on the main thr
 started after it, never in the clients' thread; it records a move's Python calls only
 between the move being sent and its reply and both seats' events having arrived. Calls into
 files of the traced ``bodoge`` count, those of ``bodoge/bench/`` (the clients' side) do not.
+A garbage collection that falls in the move is the process's work too: its callbacks count.
 
 Usage: ``move_tracer.py OUT_JSON WARM_UP MOVES`` (run with the traced tree first on ``sys.path``).
 """
