@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs bodoge with its test tools (and Debian's chromium for the browser tests), then runs
-# the linter and every test. Arguments go to pytest.
+# the linter, the import contracts, the type checker and every test. Arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,4 +46,8 @@ if [ -z "${BODOGE_TEST_REDIS:-}" ] && ! redis_answers; then
 fi
 .venv/bin/ruff check bodoge tests
 .venv/bin/ruff format --check bodoge tests
+# The layering (pyproject's [tool.importlinter]) and the types ([tool.mypy]; its cache in
+# .mypy_cache keeps a warm run to seconds).
+.venv/bin/lint-imports
+.venv/bin/mypy
 exec .venv/bin/python -m pytest -n 2 --dist loadfile "$@"
