@@ -175,7 +175,7 @@ def _stars(rand: random.Random, count: int, top: float, bottom: float) -> str:
     return _shapes("#ffffff", dots, ' fill-opacity="0.9"')
 
 
-def _wave(y: float, height: float, waves: int, phase: float) -> str:
+def _wave(y: float, height: float, waves: float, phase: float) -> str:
     """A path from the left edge along a wave at ``y`` down to the card's bottom."""
     points = []
     for i in range(0, 49):

@@ -146,7 +146,7 @@ class Plan:
         for role in ("wearable", "held", "seat", "other", "mark"):
             char = getattr(self, role)
             if char is not None:
-                found.append((role, char))  # type: ignore[arg-type]
+                found.append((role, char))
         return tuple(found)
 
 

@@ -693,7 +693,7 @@ def openmoji_svg_path(char: str) -> Path:
 @cache
 def _boxes() -> dict[str, Box]:
     text = resources.files(__package__).joinpath("emoji_boxes.json").read_text("utf-8")
-    return {k: tuple(v) for k, v in json.loads(text).items()}  # type: ignore[misc]
+    return {k: tuple(v) for k, v in json.loads(text).items()}
 
 
 def content_box(char: str) -> Box:

@@ -276,6 +276,7 @@ def judge(
     banned_keys = {_banned_key(entry, language) for entry in banned}
     reason, used_head, used_tail = _read(word, language, head, tail)
     if reason is None:
+        assert used_head is not None and used_tail is not None  # _read gives both when no reason
         reason = _link(used_head, used_tail, language, allowed, banned_keys, ban_same_ends)
     heads = _heads_after(word, used_tail, language) if reason is Reason.OK else frozenset()
     return Judgement(reason is Reason.OK, str(reason), word, used_head, used_tail, heads, language)

@@ -394,7 +394,7 @@ def _product(options: list[tuple[Form, ...]]) -> Iterator[tuple[Form, ...]]:
 def _other(shown: Card) -> Part | None:
     """The second thing a phrase may name: a partner, what a face fears, what is worn."""
     for role in ("other", "wearable", "held", "seat"):
-        if (part := shown.part(role)) is not None:  # type: ignore[arg-type]
+        if (part := shown.part(role)) is not None:
             return part
     if shown.kind == "doing":
         return shown.part("mark")
@@ -436,8 +436,8 @@ def _candidates(shown: Card, language: str) -> Iterator[Candidate | None]:
     if not ja and shown.kind in ("crowd", "shape"):
         yield _join([_text_form(cat.plural_en(subject.emoji), "en")], 0)  # type: ignore[list-item]
     for word in _scene_words(shown, language):
-        if (form := _text_form(word, language)) is not None:
-            yield _join([form], 1)
+        if (said := _text_form(word, language)) is not None:
+            yield _join([said], 1)
     written = (lambda e: _written(_forms_ja(e))) if ja else _forms_en
     slots: dict[str, tuple[Form, ...]] = {"name": written(subject.emoji)}
     if (other := _other(shown)) is not None:
@@ -451,8 +451,8 @@ def _candidates(shown: Card, language: str) -> Iterator[Candidate | None]:
     if shown.kind in ("dressed", "ride"):
         yield from _verb_phrases(shown, language)
     for word in _associations(shown, language):
-        if (form := _text_form(word, language)) is not None:
-            yield _join([form], 3)
+        if (said := _text_form(word, language)) is not None:
+            yield _join([said], 3)
 
 
 def _verb_phrases(shown: Card, language: str) -> Iterator[Candidate | None]:

@@ -121,6 +121,7 @@ class TerminalGame:
                 position = Position.from_view(self.game.view(self.state, self.me))
                 render_deduction(self.console, Deduction(position), top=5, lang=self.lang)
                 return True
+            move: TagironMove
             if verb == "ask":
                 move = self._parse_ask(rest)
             elif verb == "declare":

@@ -393,8 +393,8 @@ def review_seat(
         candidates.append(None if done else deduction(t).candidate_count)
         if t + 1 >= len(seen):
             break
-        entry = _new_entry(view, seen[t + 1])
-        mine = entry is not None and entry["seat"] == seat
+        entry = _new_entry(view, seen[t + 1]) or {}  # {}: no entry added, so nobody's
+        mine = bool(entry) and entry["seat"] == seat
         kind = entry.get("type", "question") if entry else None
         if done:
             continue

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import random
 import statistics
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -25,14 +26,14 @@ from dataclasses import dataclass, field, replace
 from bodoge.core.errors import GameError
 from bodoge.core.game import EndReason, Move
 from bodoge.core.rng import derive_seed, rng
-from bodoge.games.tagiron.ai.bots import make_bot
+from bodoge.games.tagiron.ai.bots import TagironBot, make_bot
 from bodoge.games.tagiron.ai.duel import DuelExpert
 from bodoge.games.tagiron.ai.position import Position
 from bodoge.games.tagiron.ai.situation import Situation
 from bodoge.games.tagiron.ai.solver import Deduction, face_up_variants
 from bodoge.games.tagiron.events import Asked, Declared
 from bodoge.games.tagiron.game import TagironGame
-from bodoge.games.tagiron.moves import Ask, Declare
+from bodoge.games.tagiron.moves import Ask, Declare, TagironMove
 from bodoge.games.tagiron.rules import questions
 from bodoge.games.tagiron.state import TagironState
 
@@ -103,9 +104,9 @@ def play_game(
 
 def _step(
     state: TagironState,
-    bots,
-    rngs,
-    order_rng,
+    bots: Sequence[TagironBot],
+    rngs: Sequence[random.Random],
+    order_rng: random.Random,
     check_certainty: bool,
     decisions: list[list[float]],
     moves: list[tuple[int, Move]],
@@ -132,8 +133,11 @@ def _step(
         except GameError as exc:
             raise BotError(f"{bots[seat].level} bot in seat {seat} played {move}: {exc}") from exc
         moves.append((seat, move))
-        if certain and not state.log[-1].right:
-            raise BotError(f"seat {seat} declared {move.tiles} wrongly while certain")
+        if certain:
+            declared = state.log[-1]
+            assert isinstance(move, Declare) and isinstance(declared, Declared)
+            if not declared.right:
+                raise BotError(f"seat {seat} declared {move.tiles} wrongly while certain")
         return state
     raise BotError("nobody moved")
 
@@ -160,6 +164,7 @@ def solo_questions(level: str, seed: int) -> int:
     """
     state = GAME.setup(GAME.options({"players": 2}), 2, seed)
     seat = state.turn
+    assert seat is not None  # a 2-player game starts in play, someone to ask
     duel = DuelExpert(alone=True) if level == "expert" else None
     bot = None if level in ("random", "easy", "expert") else make_bot(level)
     choose = rng(seed, "solo")
@@ -171,6 +176,7 @@ def solo_questions(level: str, seed: int) -> int:
             return asked
         if not state.face_up:
             return asked + 1
+        move: TagironMove | None
         if duel is not None:
             move = duel.best_question(Situation(view, seat, deduction), choose)
         elif bot is None:
@@ -194,7 +200,7 @@ def _replace_turn(state: TagironState, seat: int) -> TagironState:
 # --- statistics ------------------------------------------------------------------------
 
 
-def wilson(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
+def wilson(successes: float, trials: float, z: float = 1.96) -> tuple[float, float]:
     """The Wilson score interval for a proportion (95% by default)."""
     if trials == 0:
         return 0.0, 1.0
@@ -322,16 +328,15 @@ def run_solo_paired(
     numbers = list(range(games))
     batches = [(tuple(levels), seed, numbers[i : i + 10]) for i in range(0, games, 10)]
     if jobs <= 1:
-        results = map(_solo_many, batches)
-    else:
-        pool = multiprocessing.get_context("fork").Pool(jobs)
-        results = pool.imap_unordered(_solo_many, batches)
+        for batch in map(_solo_many, batches):
+            yield from batch
+        return
+    pool = multiprocessing.get_context("fork").Pool(jobs)
     try:
-        for batch in results:
+        for batch in pool.imap_unordered(_solo_many, batches):
             yield from batch
     finally:
-        if jobs > 1:
-            pool.close()
+        pool.close()
 
 
 def run_solo(

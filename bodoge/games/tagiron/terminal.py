@@ -85,14 +85,14 @@ def render_deduction(
         slots.add_row(str(i), "  ".join(f"{t} {q:.0%}" for t, q in best))
     console.print(slots)
     if p.players > 2:
-        tiles = Table(title="Chance each tile is in the centre", title_justify="left")
+        centre = Table(title="Chance each tile is in the centre", title_justify="left")
         chances = d.tile_probabilities()
-        tiles.add_column("tile")
-        tiles.add_column("chance", justify="right")
+        centre.add_column("tile")
+        centre.add_column("chance", justify="right")
         for code, q in sorted(chances.items(), key=lambda kv: -kv[1]):
             if q > 0:
-                tiles.add_row(code, f"{q:.0%}")
-        console.print(tiles)
+                centre.add_row(code, f"{q:.0%}")
+        console.print(centre)
     if questions:
         render_questions(console, d.question_bits(), lang)
 

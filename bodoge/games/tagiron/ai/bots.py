@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from bodoge.core.errors import BadOptions
-from bodoge.core.game import Bot, Move, Seat
+from bodoge.core.game import Bot, Seat
 from bodoge.core.values import JSON
 from bodoge.games.tagiron.ai.duel import DuelExpert
 from bodoge.games.tagiron.ai.group import GroupExpert
@@ -40,10 +40,10 @@ from bodoge.games.tagiron.ai.situation import (
     usual_move,
 )
 from bodoge.games.tagiron.ai.solver import Deduction
-from bodoge.games.tagiron.moves import Pass
+from bodoge.games.tagiron.moves import Pass, TagironMove
 
 
-class TagironBot(Bot[Move]):
+class TagironBot(Bot[TagironMove]):
     """Shared plumbing: reading the view, caching deductions, legal fallbacks."""
 
     level: ClassVar[str] = ""
@@ -79,7 +79,7 @@ class TagironBot(Bot[Move]):
             self._cache.move_to_end(key)
         return found
 
-    def act(self, view: Mapping[str, JSON], seat: Seat, rng: random.Random) -> Move | None:
+    def act(self, view: Mapping[str, JSON], seat: Seat, rng: random.Random) -> TagironMove | None:
         if view["phase"] == "ended" or view.get("seat", seat) != seat:
             return None
         my_turn = view["turn"] == seat
@@ -91,10 +91,10 @@ class TagironBot(Bot[Move]):
             move = self.fallback(situation, rng)
         return move
 
-    def choose(self, s: Situation, rng: random.Random) -> Move | None:
+    def choose(self, s: Situation, rng: random.Random) -> TagironMove | None:
         raise NotImplementedError
 
-    def fallback(self, s: Situation, rng: random.Random) -> Move:
+    def fallback(self, s: Situation, rng: random.Random) -> TagironMove:
         if s.may_ask:
             return random_question(s, rng)
         if s.may_pass:
@@ -107,7 +107,7 @@ class EasyBot(TagironBot):
 
     level = "easy"
 
-    def choose(self, s: Situation, rng: random.Random) -> Move | None:
+    def choose(self, s: Situation, rng: random.Random) -> TagironMove | None:
         if s.may_declare and s.deduction.certain:
             return s.declare_best()
         if not s.my_turn:
@@ -124,7 +124,7 @@ class NormalBot(TagironBot):
 
     level = "normal"
 
-    def choose(self, s: Situation, rng: random.Random) -> Move | None:
+    def choose(self, s: Situation, rng: random.Random) -> TagironMove | None:
         return usual_move(
             s,
             declare=lambda: s.deduction.certain,
@@ -142,7 +142,7 @@ class ExpertBot(NormalBot):
         self.duel = DuelExpert(leak=leak)
         self.group = GroupExpert()
 
-    def choose(self, s: Situation, rng: random.Random) -> Move | None:
+    def choose(self, s: Situation, rng: random.Random) -> TagironMove | None:
         if s.may_declare and s.deduction.certain:
             return s.declare_best()
         return (self.group if s.players > 2 else self.duel).choose(s, rng)

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bodoge.core.game import Move
 from bodoge.core.values import JSON
 from bodoge.games.tagiron.ai.rivals import public_hands, told_by_my_answers
 from bodoge.games.tagiron.ai.rollout import sample_costs
@@ -27,7 +26,7 @@ from bodoge.games.tagiron.ai.worlds import (
     universe,
 )
 from bodoge.games.tagiron.cards import cards_for
-from bodoge.games.tagiron.moves import Ask, Pass
+from bodoge.games.tagiron.moves import Ask, Pass, TagironMove
 
 
 def unseen_deck(view: Mapping[str, JSON]) -> list[str]:
@@ -311,7 +310,7 @@ class DuelExpert:
         costs += np.array([charges[v] for v in variants]) / BITS_PER_QUESTION
         return variants, costs
 
-    def choose(self, s: Situation, rng: random.Random) -> Move | None:
+    def choose(self, s: Situation, rng: random.Random) -> TagironMove | None:
         if not s.my_turn:
             return None
         if s.last_chance:

@@ -45,12 +45,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bodoge.core.game import Move
 from bodoge.core.values import JSON
 from bodoge.games.tagiron.ai.rivals import rival_race, told_by_my_answers
 from bodoge.games.tagiron.ai.situation import Situation, best_variants, pick, usual_move
 from bodoge.games.tagiron.ai.solver import Variant
-from bodoge.games.tagiron.moves import Ask
+from bodoge.games.tagiron.moves import Ask, TagironMove
 
 #: The worth of racing on while no rival is certain, in "ahead minus behind"
 #: over the rivals still racing: by player count, then by (rivals racing, turns
@@ -171,7 +170,7 @@ def stakes_of(view: Mapping[str, JSON], seat: int) -> Stakes:
 class GroupExpert:
     """The expert's choice with 3–4 players."""
 
-    def choose(self, s: Situation, rng: random.Random) -> Move | None:
+    def choose(self, s: Situation, rng: random.Random) -> TagironMove | None:
         return usual_move(
             s, declare=lambda: self.should_declare(s), question=lambda: self.question(s, rng)
         )

@@ -171,6 +171,6 @@ def told_by_my_answers(position: Position, variants: Sequence[Variant]) -> dict[
             out[card, choice] = 0.0
             continue
         v = VARIANT_INDEX[card, choice]
-        agree = np.count_nonzero(everything.answers[v, public] == mine[v])
+        agree = int(np.count_nonzero(everything.answers[v, public] == mine[v]))
         out[card, choice] = float(np.log2(len(public) / max(agree, 1)))
     return out

@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 
-from bodoge.core.game import Move, Seat
+from bodoge.core.game import Seat
 from bodoge.core.values import JSON
 from bodoge.games.tagiron.ai.solver import Deduction, Variant, face_up_variants
 from bodoge.games.tagiron.cards import CARDS
-from bodoge.games.tagiron.moves import Ask, Declare, Pass
+from bodoge.games.tagiron.moves import Ask, Declare, Pass, TagironMove
 
 #: Questions whose worth differs by less than this are taken as equal.
 TIE = 1e-9
@@ -66,7 +66,7 @@ def pick(variants: Sequence[Variant], rng: random.Random) -> Ask:
 
 def usual_move(
     s: Situation, *, declare: Callable[[], bool], question: Callable[[], Ask]
-) -> Move | None:
+) -> TagironMove | None:
     """The normal bot's shape of a move, with its two choices left open.
 
     Declare (at any time) if ``declare()`` says so; otherwise, on this seat's

@@ -405,6 +405,7 @@ def _pair_table(
     """The kept pairs of hands binned by union and answers (``b``, ``c``: answer ids, count)."""
     (col_b, m_b), (col_c, m_c) = b, c
     tc, n_union, width_bc = alike.tc, len(alike.canon), m_b * m_c
+    assert alike.union_rank is not None, "the sets must be counted first"
     ways = None
     if not tc.trivial:
         ways = tc.ways(combos(n, 2 * k)[union], combos(n, k)[hb], alike.lone[hb])
@@ -438,6 +439,7 @@ def _seat_rows(
 ) -> _Rows:
     """Seat a's hands in the rest of each canonical centre, and the union each leaves."""
     tc, centres, n_union = alike.tc, alike.centres, len(alike.canon)
+    assert alike.union_rank is not None, "the sets must be counted first"
     hands, per_hand = combos(n, k), math.comb(n - k, k)
     sp = hand_splits(n, k, 2 * k)  # the rows of a centre are consecutive
     ha = sp.first.reshape(-1, per_hand)[centres]
@@ -659,7 +661,11 @@ class Deduction:
             if plan is None or (few and plan.entries > self.worlds * ENTRY_WORTH)
         ]
         found = dict(zip(listed, self._bits_group(listed), strict=True)) if listed else {}
-        return [found[v] if v in found else plans[v].bits(self.counts) for v in ids]
+        bits = []
+        for v in ids:
+            plan = plans[v]  # None only for a listed question
+            bits.append(found[v] if v in found or plan is None else plan.bits(self.counts))
+        return bits
 
     def _bits_two(self, ids: list[int]) -> list[float]:
         live = np.nonzero(self.counts)[0]
@@ -668,7 +674,7 @@ class Deduction:
     def _bits_group(self, ids: list[int]) -> list[float]:
         u, seats = self.universe, self.others
         columns = [[_compact(u.column(v), self.ok[s], v) for s in seats] for v in ids]
-        hist_a = [np.zeros(0) for _ in ids]
+        hist_a: list[np.ndarray] = [np.zeros(0) for _ in ids]
         xlogx_ca = [0.0] * len(ids)
         for centre, hands in self.world_blocks():
             # blocks come sorted by centre, so ranks are a running count of changes
@@ -746,6 +752,7 @@ class Deduction:
             if (row_ways == 1).all():
                 row_ways = None
         width_bc = m_b * m_c
+        assert alike.orbit is not None, "counted above"
         return _Plan(
             centre_rank=rows.centre_rank[keep],
             orbit=alike.orbit.astype(np.float64),
