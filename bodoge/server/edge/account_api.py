@@ -26,7 +26,7 @@ from bodoge.server.services.identity import Player
 from bodoge.store import StoreUnavailable
 
 if TYPE_CHECKING:
-    from bodoge.server.wiring import Server
+    from bodoge.server.edge.ports import Server
 
 #: The largest JSON body an account request may send (a passkey's answer is ~1-2 KB).
 MAX_BODY = 16 * 1024

@@ -25,7 +25,7 @@ from bodoge.server.services.collector import COLLECTOR
 from bodoge.store import TableBundle
 
 if TYPE_CHECKING:
-    from bodoge.server.wiring import Server
+    from bodoge.server.edge.ports import Server
 
 log = logging.getLogger(__name__)
 

@@ -34,12 +34,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from bodoge.server.edge.pictures import MAX_PICTURES, SET_ID, PictureError, clean_pictures
+from bodoge.server.edge.pictures import MAX_PICTURES, PictureError, clean_pictures
 from bodoge.server.runtime.protocol import ProtocolError, now_ms
+from bodoge.server.services.decks import SET_ID
 from bodoge.store import Conflict, StoreUnavailable
 
 if TYPE_CHECKING:
-    from bodoge.server.wiring import Server
+    from bodoge.server.edge.ports import Server
 
 #: The largest upload (all pictures of one set together).  A page should
 #: shrink big photos before sending, so that a full set stays well under it.

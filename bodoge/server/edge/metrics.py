@@ -204,10 +204,10 @@ class Metrics:
             "Duration of each group commit of the store's writer",
             buckets=LATENCY_BUCKETS,
         )
-        self.registry.register(self.fanout_seconds)  # type: ignore[arg-type]
-        self.registry.register(self.commit_seconds)  # type: ignore[arg-type]
-        self.registry.register(_ProcessInfo(process))  # type: ignore[arg-type]
-        self.registry.register(_ReadingsCollector(self.readings))  # type: ignore[arg-type]
+        self.registry.register(self.fanout_seconds)
+        self.registry.register(self.commit_seconds)
+        self.registry.register(_ProcessInfo(process))
+        self.registry.register(_ReadingsCollector(self.readings))
         # CPU seconds, resident memory, open files: from /proc, where there is one.
         ProcessCollector(registry=self.registry)
 

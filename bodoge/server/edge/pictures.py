@@ -39,11 +39,14 @@ from __future__ import annotations
 
 import hashlib
 import io
-import re
 import struct
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+# A set's id lives below the edge (the housekeeping and the tables need it too); still
+# importable from here, beside the checks of the pictures a set holds.
+from bodoge.server.services.decks import SET_ID, named_sets
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -63,9 +66,6 @@ __all__ = [
     "clean_pictures",
     "named_sets",
 ]
-
-#: What a set's id looks like (the server makes ``d`` and 20 hex digits).
-SET_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_PIXELS = 20_000_000
@@ -245,14 +245,3 @@ def clean_pictures(
     if not pictures:
         raise EmptyUpload("a custom deck needs at least one picture")
     return tuple(pictures)
-
-
-def named_sets(options: Mapping[str, object]) -> set[str]:
-    """The ids of picture sets a table's options may name: every string option value that
-    looks like one (the server does not know which option a game reads a set from).
-
-    >>> sorted(named_sets({"custom_deck": "d0123456789abcdef0123", "language": "ja",
-    ...                    "deck_size": 60, "note": "not an id!"}))
-    ['d0123456789abcdef0123', 'ja']
-    """
-    return {v for v in options.values() if isinstance(v, str) and SET_ID.fullmatch(v)}

@@ -28,7 +28,7 @@ from bodoge.server.services.statistics import add_up, figures
 from bodoge.store import RatingRecord, TableBundle
 
 if TYPE_CHECKING:
-    from bodoge.server.wiring import Server
+    from bodoge.server.edge.ports import Server
 
 PLAYER_ID = re.compile(r"p_[a-z0-9]{4,30}")
 GAME_ID = re.compile(r"[a-z0-9_]{1,64}")
@@ -116,24 +116,24 @@ def stats(
                 "counted": 0,
             },
         )
-        row["games"] = int(row["games"]) + 1  # type: ignore[call-overload]
+        row["games"] = int(row["games"]) + 1
         if place == 1:
-            row["wins"] = int(row["wins"]) + 1  # type: ignore[call-overload]
+            row["wins"] = int(row["wins"]) + 1
         counts = row["places"]
         assert isinstance(counts, dict)
         label = str(place) if place is not None else "unranked"
-        counts[label] = int(counts.get(label, 0)) + 1  # type: ignore[call-overload]
+        counts[label] = int(counts.get(label, 0)) + 1
         if seat.left == player_id:
-            row["left"] = int(row["left"]) + 1  # type: ignore[call-overload]
+            row["left"] = int(row["left"]) + 1
         if record.settings.get("rated"):
-            row["rated"] = int(row["rated"]) + 1  # type: ignore[call-overload]
+            row["rated"] = int(row["rated"]) + 1
         held = record.statistics or []
         if seat.seat < len(held):
-            row["counted"] = int(row["counted"]) + 1  # type: ignore[call-overload]
+            row["counted"] = int(row["counted"]) + 1
             add_up(totals.setdefault(record.game, {}), held[seat.seat])
     for game, row in by_game.items():
-        row["places"] = dict(sorted(row["places"].items()))  # type: ignore[union-attr]
-        row["figures"] = figures((games or {}).get(game), totals.get(game, {}))  # type: ignore[assignment]
+        row["places"] = dict(sorted(row["places"].items()))
+        row["figures"] = figures((games or {}).get(game), totals.get(game, {}))
     return [by_game[g] for g in sorted(by_game)]
 
 

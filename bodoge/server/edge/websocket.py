@@ -17,7 +17,7 @@ from bodoge.server.edge.connection import Frame
 from bodoge.server.runtime.stats import Counters
 
 if TYPE_CHECKING:
-    from bodoge.server.wiring import Server
+    from bodoge.server.edge.ports import Server
 
 
 class StarletteTransport:

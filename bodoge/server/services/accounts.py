@@ -47,7 +47,7 @@ import time
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -75,10 +75,20 @@ from bodoge.store import AccountRecord, AccountStore, ChallengeRecord, Conflict,
 
 #: Passwords are 8 to 256 characters (a passphrase is welcome).
 PASSWORD_CHARS = (8, 256)
+
+
+class HashParameters(TypedDict):
+    """argon2-cffi's ``PasswordHasher`` arguments that bodoge sets (the rest are its own)."""
+
+    time_cost: int
+    memory_cost: int
+    parallelism: int
+
+
 #: Argon2id at OWASP's recommended floor (19 MiB, 2 passes, 1 lane): some 90 ms of one core on
 #: the busy 2-core test machine, where argon2-cffi's defaults (64 MiB, 3 passes, 4 lanes) took
 #: 1.5 s.  A hash keeps its parameters, so raising them later still verifies older hashes.
-HASH_PARAMETERS = {"time_cost": 2, "memory_cost": 19456, "parallelism": 1}
+HASH_PARAMETERS: HashParameters = {"time_cost": 2, "memory_cost": 19456, "parallelism": 1}
 #: Password hashes computed at once (each takes a core and 19 MiB): the rest wait their turn.
 HASHING_AT_ONCE = 2
 #: Seconds a passkey challenge may be answered, and the most kept at once.

@@ -20,19 +20,46 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Any, Protocol
 
-from bodoge.server.edge.pictures import named_sets
+from bodoge.core.game import Game
+from bodoge.server.runtime.config import ServerConfig
 from bodoge.server.runtime.protocol import now_ms
-from bodoge.server.services.statistics import fill_statistics
-
-if TYPE_CHECKING:
-    from bodoge.server.wiring import Server
+from bodoge.server.runtime.stats import Counters
+from bodoge.server.runtime.tables import Tables
+from bodoge.server.services.decks import named_sets
+from bodoge.server.services.identity import Players
+from bodoge.server.services.ratings import Ratings
+from bodoge.server.services.statistics import fill_in
+from bodoge.store import Store
 
 log = logging.getLogger(__name__)
 
 #: Guests deleted in one go (the next go comes at once while there are more).
 BATCH = 500
+
+
+class Server(Protocol):
+    """What the housekeeping uses of :class:`bodoge.server.wiring.Server` (which stands above
+    the services, so it is named here by what it offers, not imported)."""
+
+    @property
+    def config(self) -> ServerConfig: ...
+    @property
+    def games(self) -> Mapping[str, Game[Any, Any, Any]]: ...
+    @property
+    def store(self) -> Store: ...
+    @property
+    def players(self) -> Players: ...
+    @property
+    def tables(self) -> Tables: ...
+    @property
+    def ratings(self) -> Ratings: ...
+    @property
+    def counters(self) -> Counters: ...
+
+    async def count_decks(self) -> None: ...
 
 
 async def remove_idle_guests(server: Server) -> int:
@@ -82,6 +109,12 @@ async def settle_ratings(server: Server) -> int:
     """Update the ratings of rated games that ended but are not counted yet (the server
     stopped between the two, or the store could not write then): each exactly once."""
     return await server.ratings.settle_pending()
+
+
+async def fill_statistics(server: Server) -> int:
+    """Store the statistics of older games, replayed (see
+    :func:`~bodoge.server.services.statistics.fill_in`)."""
+    return await fill_in(server.store, server.games)
 
 
 async def clean_up(server: Server) -> None:

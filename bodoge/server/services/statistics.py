@@ -6,8 +6,8 @@ would cost some 3.5 ms of the event loop per Illustori game (0.4 ms per Tagiron 
 0.7 s for a profile of 200 Illustori games, besides reading every move.  So the counts
 are made once, when the game ends, from the state the table holds anyway, and stored
 with the result in the same transaction (``tables.statistics``).  Tables that finished
-before the column came have none: :func:`fill_statistics` replays them once (at the
-start and with the housekeeping) and stores what it finds.
+before the column came have none: :func:`fill_in` replays them once (at the start and
+with the housekeeping) and stores what it finds.
 """
 
 from __future__ import annotations
@@ -15,14 +15,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bodoge.core.game import Game
 from bodoge.core.values import JSON
 from bodoge.store import StatisticsStore, TableBundle
-
-if TYPE_CHECKING:
-    from bodoge.server.wiring import Server
 
 log = logging.getLogger(__name__)
 
@@ -67,11 +64,6 @@ async def fill_in(store: StatisticsStore, games: Mapping[str, Game]) -> int:
             filled += 1
             await asyncio.sleep(0)  # a replay at a time: the tables in play go first
     return filled
-
-
-async def fill_statistics(server: Server) -> int:
-    """The housekeeping's job (see :func:`fill_in`)."""
-    return await fill_in(server.store, server.games)
 
 
 def add_up(totals: dict[str, int], counts: Mapping[str, int]) -> None:
