@@ -199,6 +199,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     except ValueError:
         console.print("[red]--players takes a list of 2, 3 and 4[/]")
         return 2
+    if args.repeats < 1:  # each position's time is the median of its timings
+        console.print("[red]--repeats takes 1 or more[/]")
+        return 2
     table = Table(title="Full bot decision (posterior + every face-up question), median")
     for column in ("players", "n", "worlds", "solver", "target", "reference", "ratio"):
         table.add_column(column, justify="right")

@@ -25,8 +25,8 @@ from __future__ import annotations
 import asyncio
 import re
 import secrets
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import TYPE_CHECKING
 
 from starlette.concurrency import run_in_threadpool
 from starlette.formparsers import MultiPartException, MultiPartParser
@@ -222,7 +222,7 @@ def _too_large() -> JSONResponse:
     return error(413, "upload_too_large", f"an upload is at most {MAX_UPLOAD_BYTES // 2**20} MB")
 
 
-async def _limited(stream: AsyncIterator[bytes], limit: int) -> Any:
+async def _limited(stream: AsyncIterator[bytes], limit: int) -> AsyncGenerator[bytes, None]:
     """The request body, stopped with :class:`UploadTooLarge` once it passes ``limit`` bytes."""
     size = 0
     async for chunk in stream:
