@@ -389,11 +389,12 @@ def _crowd(plan: Plan, rand: random.Random) -> list[Placed]:
         side = _share(rand, 0.27, 0.3)
         x = _within(_MARGIN + cell * col + rand.uniform(-5, 5), side / 2)
         y = CARD_SIZE * (0.2 + 0.3 * row) + rand.uniform(-4, 4)
-        char, role = plan.subject, ("subject" if (row, col) == front else "member")
+        char = plan.subject
+        role: Role = "subject" if (row, col) == front else "member"
         if (row, col) == odd and plan.other:
             char, role = plan.other, "other"
         flip = rand.random() < 0.5
-        parts.append((char, role, _put(char, (x, y), side, rand.uniform(-10, 10), flip)))  # type: ignore[arg-type]
+        parts.append((char, role, _put(char, (x, y), side, rand.uniform(-10, 10), flip)))
     return parts
 
 

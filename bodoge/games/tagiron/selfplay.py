@@ -487,7 +487,8 @@ class ScoreTally:
         """``level``'s mean accuracy, share of the most information, missed chances and
         hasty declarations a game."""
         parts = self.parts[level]
-        return tuple(sum(p[i] for p in parts) / len(parts) for i in range(4))  # type: ignore[return-value]
+        accuracy, share, missed, hasty = (sum(p[i] for p in parts) / len(parts) for i in range(4))
+        return accuracy, share, missed, hasty
 
     def difference(self, level: str, other: str) -> tuple[float, float, float]:
         """``level``'s score minus ``other``'s in the same games: mean and 95% interval."""
