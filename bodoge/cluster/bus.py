@@ -119,7 +119,7 @@ class Backoff:
 
     def delay(self, attempt: int) -> float:
         """The step before attempt ``attempt`` (0-based), without jitter."""
-        return min(self.longest, self.first * 2**attempt)
+        return min(self.longest, self.first * 2.0**attempt)
 
     def delays(self, count: int) -> list[float]:
         return [self.delay(i) for i in range(count)]

@@ -26,7 +26,7 @@ from bodoge.server.runtime.protocol import iso, now_ms
 from bodoge.store import PictureSetRecord, open_store, sqlite_url
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("admin", help="list and remove uploaded decks and guests")
     parser.add_argument(
         "--data", type=Path, default=None, help="the server's data folder (as for serve)"

@@ -17,7 +17,7 @@ from bodoge.server.runtime.config import DAY, Limits, Quotas, ServerConfig
 from bodoge.store import sqlite_url
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("serve", help="run the table server")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=8000, help="port (0: any free port)")
