@@ -55,8 +55,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from bodoge.cluster.tasks import cancel_and_wait
-from bodoge.store import schema
 from bodoge.store.base import Fenced as Fenced  # what the writer raises for fenced tables
+from bodoge.store.upgrade import upgrade
 
 log = logging.getLogger(__name__)
 
@@ -68,8 +68,6 @@ SCAN_INTERVAL = 1.0
 LIVE_STATUSES = ("waiting", "playing")
 #: The database's clock in milliseconds (``clock_timestamp``: now, not the transaction's start).
 DB_NOW = "(extract(epoch from clock_timestamp()) * 1000)::bigint"
-#: An advisory lock key that serialises schema upgrades of processes starting together.
-SCHEMA_LOCK = 0x626F646F6765  # "bodoge"
 
 TablesCallback = Callable[[set[str]], Awaitable[None]]
 ClaimsCallback = Callable[[dict[str, int]], Awaitable[None]]
@@ -168,46 +166,15 @@ async def fenced(conn: Any, process: str, epochs: Mapping[str, int]) -> set[str]
 
 
 async def prepare(engine: AsyncEngine) -> None:
-    """Make the store ready for cluster mode: its tables, and the ownership columns.
+    """Make the store ready for cluster mode: its schema at the newest version.
 
-    A store made before cluster mode gains ``tables.owner`` and ``tables.owner_epoch``
-    (``NOT NULL DEFAULT 0``); if the store's own upgrade added ``owner_epoch`` first
-    (without its default), the default is set here. Processes starting together take
-    turns (an advisory lock); a store already up to date is only read.
+    The cluster's tables and columns are part of the store's migrations
+    (bodoge/store/upgrade.py), which processes starting together take turns to run (an
+    advisory lock); a store already up to date is only read.
     """
     if engine.dialect.name != "postgresql":
         raise NeedsPostgres(f"cluster mode needs PostgreSQL, not {engine.dialect.name}")
-    async with engine.begin() as conn:
-        await conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK})
-        await conn.run_sync(schema.metadata.create_all)
-        columns = {
-            row[0]: row[1]
-            for row in await conn.execute(
-                sa.text(
-                    "SELECT column_name, is_nullable FROM information_schema.columns"
-                    " WHERE table_schema = current_schema() AND table_name = 'tables'"
-                )
-            )
-        }
-        await conn.execute(
-            sa.text("ALTER TABLE cluster_processes ADD COLUMN IF NOT EXISTS tables INTEGER")
-        )
-        if "owner" not in columns:
-            await conn.execute(sa.text("ALTER TABLE tables ADD COLUMN owner TEXT"))
-        if "owner_epoch" not in columns:
-            await conn.execute(
-                sa.text("ALTER TABLE tables ADD COLUMN owner_epoch BIGINT NOT NULL DEFAULT 0")
-            )
-        elif columns["owner_epoch"] == "YES":
-            await conn.execute(
-                sa.text("UPDATE tables SET owner_epoch = 0 WHERE owner_epoch IS NULL")
-            )
-            await conn.execute(
-                sa.text(
-                    "ALTER TABLE tables ALTER COLUMN owner_epoch SET DEFAULT 0,"
-                    " ALTER COLUMN owner_epoch SET NOT NULL"
-                )
-            )
+    await upgrade(engine)
 
 
 class Ownership:

@@ -39,9 +39,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from bodoge.store.base import StoreUnavailable
 from bodoge.store.failures import ENGINE_UNAVAILABLE, asyncpg_unavailable, is_unavailable, outcome
 from bodoge.store.opening import make_engine, sqlite_file
-from bodoge.store.setup import set_up_schema
 from bodoge.store.sqlite_writer import SqliteWriter
 from bodoge.store.transactions import on_sqlite, sa_runner
+from bodoge.store.upgrade import upgrade
 from bodoge.store.writes import (
     GROUP_LIMIT,
     AnyWrite,
@@ -86,6 +86,8 @@ class SqlEngine:
         #: In a cluster (PostgreSQL only), the owner's check run first in each group commit
         #: that writes tables; the writes of the tables it refuses fail with :class:`Fenced`.
         self.fence: Fence | None = None
+        #: The schema version the store is at once started (bodoge/store/upgrade.py).
+        self.schema_version: str | None = None
 
     @property
     def on_commit(self) -> Callable[[float], None] | None:
@@ -106,8 +108,7 @@ class SqlEngine:
             path = self.engine.url.database
             if path and path != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-        async with self.engine.begin() as conn:
-            await conn.run_sync(set_up_schema)
+        self.schema_version = await upgrade(self.engine)
         if self._sqlite is not None:
             await self._sqlite.start()
         else:
