@@ -1,0 +1,225 @@
+"""The schema under migrations: new stores, stores of older releases, processes together.
+
+Stores made by older commits (tests/store/fixtures/README.md) upgrade in place on SQLite
+and PostgreSQL: every table keeps its record, seats, moves and chat, every game replays,
+and a finished one replays to the result stored with it.  After any upgrade the schema
+is the models' (``alembic check``'s comparison finds nothing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import orjson
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from bodoge.games import registry
+from bodoge.store import open_store, sqlite_url
+from bodoge.store.upgrade import SchemaTooNew, current, differences, head, history, upgrade
+from tests.support.databases import PG_ADMIN, own_database, require
+
+FIXTURES = Path(__file__).with_name("fixtures")
+RELEASES = ("first", "accounts_before", "today")
+
+
+def _psql_url(url: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(("postgresql", parts.netloc, parts.path, parts.query, ""))
+
+
+@pytest.fixture(params=("sqlite", "postgresql"))
+async def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    if request.param == "sqlite":
+        yield sqlite_url(tmp_path)
+        return
+    require(PG_ADMIN, 5432, "PostgreSQL")
+    async with own_database() as url:
+        yield url
+
+
+async def _load_release(release: str, backend: str, tmp_path: Path) -> AsyncIterator[str]:
+    """The URL of a copy of the store ``release`` made."""
+    if backend == "sqlite":
+        shutil.copy(FIXTURES / f"{release}.sqlite3", tmp_path / "bodoge.sqlite3")
+        yield sqlite_url(tmp_path)
+        return
+    require(PG_ADMIN, 5432, "PostgreSQL")
+    if shutil.which("psql") is None:
+        pytest.skip("psql loads the PostgreSQL fixtures")
+    async with own_database() as url:
+        subprocess.run(
+            [
+                "psql",
+                "-q",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-f",
+                str(FIXTURES / f"{release}.pg.sql"),
+                _psql_url(url),
+            ],
+            check=True,
+            capture_output=True,
+        )
+        yield url
+
+
+@pytest.fixture(params=[(r, b) for r in RELEASES for b in ("sqlite", "postgresql")], ids=str)
+async def old_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    release, backend = request.param
+    async for url in _load_release(release, backend, tmp_path):
+        yield url
+
+
+def _json(value: Any) -> Any:
+    return orjson.loads(value) if isinstance(value, str | bytes) else value
+
+
+async def _contents(url: str) -> dict[str, Any]:
+    """Every table's record, seats, moves and chat, read with plain SQL (any schema)."""
+    engine = create_async_engine(url)
+    try:
+        async with engine.connect() as conn:
+
+            async def rows(sql: str) -> list[tuple[Any, ...]]:
+                return [tuple(row) for row in await conn.execute(sa.text(sql))]
+
+            tables = await rows(
+                "SELECT id, game, options, settings, seed, status, host, created_at,"
+                " started_at, finished_at, result, deadlines, clock_deadline FROM tables"
+            )
+            moves = await rows("SELECT table_id, n, seat, move, at, actor FROM moves")
+            return {
+                "tables": sorted(
+                    (*t[:2], *map(_json, t[2:4]), *t[4:10], *map(_json, t[10:12]), t[12])
+                    for t in tables
+                ),
+                "moves": sorted((*m[:3], _json(m[3]), *m[4:]) for m in moves),
+                "seats": sorted(await rows("SELECT * FROM seats")),
+                "chat": sorted(await rows("SELECT table_id, line, player, text, at FROM chat")),
+                "players": sorted(await rows("SELECT id, name, token_hash FROM players")),
+            }
+    finally:
+        await engine.dispose()
+
+
+async def test_a_new_store_is_at_the_newest_version_and_matches_the_models(
+    empty_url: str,
+) -> None:
+    store = await open_store(empty_url)
+    try:
+        assert store.schema_version == head()
+        assert await current(store.engine) == head()
+        assert await differences(store.engine) == []
+    finally:
+        await store.close()
+
+
+async def test_the_comparison_sees_a_schema_change_made_outside_a_migration(
+    empty_url: str,
+) -> None:
+    engine = create_async_engine(empty_url)
+    try:
+        await upgrade(engine)
+        async with engine.begin() as conn:
+            await conn.execute(sa.text("DROP INDEX seats_by_player"))
+            await conn.execute(sa.text("ALTER TABLE chat ADD COLUMN extra INTEGER"))
+        found = [str(d) for d in await differences(engine)]
+        assert any("seats_by_player" in d for d in found), found
+        assert any("extra" in d for d in found), found
+    finally:
+        await engine.dispose()
+
+
+async def test_every_older_store_upgrades_keeps_its_games_and_they_replay(old_url: str) -> None:
+    before = await _contents(old_url)
+    assert {t[5] for t in before["tables"]} == {"finished", "playing", "waiting"}
+    assert {t[1] for t in before["tables"]} == {"tagiron", "illustori"}
+    for _opening in range(2):  # migrated once; opening again finds nothing to do
+        store = await open_store(old_url)
+        try:
+            assert store.schema_version == head()
+            assert await differences(store.engine) == []
+            games = registry()
+            finished = 0
+            for row in before["tables"]:
+                bundle = await store.load_table(row[0], chat=1000)
+                assert bundle is not None
+                table, game = bundle.table, games[bundle.table.game]
+                assert (table.seed, table.status, table.result) == (row[4], row[5], row[10])
+                moves = [(m.seat, game.move_from_json(m.move)) for m in bundle.moves]
+                options = game.options(table.options)
+                state = game.replay(options, len(bundle.seats), table.seed, moves)
+                result = game.result(state)
+                if table.status == "finished":
+                    assert result is not None and result.to_json() == table.result
+                    finished += 1
+                else:
+                    assert result is None
+            assert finished == 2
+        finally:
+            await store.close()
+        after = await _contents(old_url)
+        assert after == before  # every move, seat, chat line and player as it was
+
+
+async def test_a_store_a_newer_bodoge_upgraded_is_refused(empty_url: str) -> None:
+    engine = create_async_engine(empty_url)
+    try:
+        await upgrade(engine)
+        async with engine.begin() as conn:
+            await conn.execute(sa.text("UPDATE alembic_version SET version_num = '9999'"))
+    finally:
+        await engine.dispose()
+    with pytest.raises(SchemaTooNew, match=rf"version 9999, .*its newest is {head()}"):
+        await open_store(empty_url)
+
+
+async def test_processes_opening_together_migrate_once(empty_url: str, tmp_path: Path) -> None:
+    """Many openers at once on an empty store (in one process: engines of their own)."""
+    engines = [create_async_engine(empty_url) for _ in range(6)]
+    try:
+        versions = await asyncio.gather(*(upgrade(engine) for engine in engines))
+        assert versions == [head()] * 6
+        assert await differences(engines[0]) == []
+    finally:
+        for engine in engines:
+            await engine.dispose()
+
+
+def test_the_history_begins_with_the_baseline() -> None:
+    revisions = history()
+    assert revisions[-1].revision == "0001" and revisions[-1].down_revision is None
+    assert revisions[0].revision == head()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+async def test_a_nullable_owner_epoch_left_by_an_older_upgrade_is_made_not_null(
+    backend: str, tmp_path: Path
+) -> None:
+    """Releases before migrations gave an older store ``owner_epoch`` as a plain nullable
+    column (cluster mode set its default on PostgreSQL; on SQLite nothing did).  SQLite's
+    table is rebuilt for it, without its moves going with the old table."""
+    async for url in _load_release("first", backend, tmp_path):
+        engine = create_async_engine(url)
+        try:
+            async with engine.begin() as conn:
+                await conn.execute(sa.text("ALTER TABLE tables ADD COLUMN owner_epoch BIGINT"))
+            before = await _contents(url)
+            await upgrade(engine)
+            async with engine.connect() as conn:
+                columns = await conn.run_sync(lambda c: sa.inspect(c).get_columns("tables"))
+            epoch = next(c for c in columns if c["name"] == "owner_epoch")
+            assert epoch["nullable"] is False
+            assert await differences(engine) == []
+        finally:
+            await engine.dispose()
+        assert await _contents(url) == before
+        assert len(before["moves"]) > 0
