@@ -1,4 +1,4 @@
-"""The ``bodoge`` command: ``bodoge serve | admin | bench | tagiron ... | illustori ...``.
+"""The ``bodoge`` command: ``bodoge serve | admin | db | bench | tagiron ... | illustori ...``.
 
 Each area registers its own subcommands, so this module only wires them up.
 A command imports its module only when it runs: ``bodoge tagiron solve`` never
@@ -19,6 +19,7 @@ from collections.abc import Sequence
 COMMAND_MODULES = {
     "serve": "bodoge.server.cli",
     "admin": "bodoge.server.admin",
+    "db": "bodoge.server.db",
     "bench": "bodoge.bench",
     "tagiron": "bodoge.games.tagiron.cli",
     "illustori": "bodoge.games.illustori.cli",

@@ -9,7 +9,10 @@ and their removal, on the store a server uses (it may be running meanwhile).
   line or deck — not seen for ``D`` days (default 0: every guest);
 * ``bodoge admin remove-guest ID...`` deletes guests (a player who is no guest stays).
   A guest connected right now keeps playing until their next visit, when their token
-  is ``bad_token``.
+  is ``bad_token``;
+* ``bodoge admin backup PATH`` copies a SQLite store to ``PATH`` while the server runs
+  (bodoge/store/backup.py); ``bodoge admin restore PATH`` puts such a copy back, with
+  the server stopped.  PostgreSQL's are pg_dump's and pg_restore's (docs/deploy.md).
 
 >>> _size(5_300_000), _size(812), _when(None)
 ('5.1 MB', '812 B', '-')
@@ -19,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
+import time
 from pathlib import Path
 
 from bodoge.server.runtime.config import DAY
@@ -27,7 +32,9 @@ from bodoge.store import PictureSetRecord, open_store, sqlite_url
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("admin", help="list and remove uploaded decks and guests")
+    parser = sub.add_parser(
+        "admin", help="list and remove uploaded decks and guests; back up and restore"
+    )
     parser.add_argument(
         "--data", type=Path, default=None, help="the server's data folder (as for serve)"
     )
@@ -43,6 +50,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     remove_guest = commands.add_parser("remove-guest", help="delete guests")
     remove_guest.add_argument("ids", nargs="+", metavar="ID")
+    backup = commands.add_parser("backup", help="copy the store (SQLite) while the server runs")
+    backup.add_argument("path", type=Path, metavar="PATH")
+    restore = commands.add_parser("restore", help="replace the store with a backup (stopped)")
+    restore.add_argument("path", type=Path, metavar="PATH")
     parser.set_defaults(func=admin)
 
 
@@ -50,7 +61,42 @@ def admin(args: argparse.Namespace) -> int:
     from bodoge.server.cli import default_data_dir
 
     url = args.db or sqlite_url(args.data or default_data_dir())
+    if args.admin in ("backup", "restore"):
+        return _backup_or_restore(url, args)
     return asyncio.run(_run(url, args))
+
+
+def _backup_or_restore(url: str, args: argparse.Namespace) -> int:
+    from bodoge.store import backup
+
+    began = time.perf_counter()
+    try:
+        if args.admin == "backup":
+            size = backup.backup(url, args.path)
+            took = time.perf_counter() - began
+            print(
+                f"backed up {backup.sqlite_path(url)} to {args.path}: {_size(size)} in {took:.2f} s"
+            )
+            return 0
+        backup.restore(args.path, url)
+    except (backup.NotSqlite, ValueError, FileNotFoundError) as exc:
+        print(f"bodoge admin {args.admin}: {exc}", file=sys.stderr)
+        return 2
+    # The restored store opens (and is upgraded if the backup is older than this bodoge).
+    tables = asyncio.run(_count_tables(url))
+    print(f"restored {args.path} to {backup.sqlite_path(url)}: {tables} tables")
+    return 0
+
+
+async def _count_tables(url: str) -> int:
+    import sqlalchemy as sa
+
+    store = await open_store(url)
+    try:
+        async with store.engine.connect() as conn:
+            return int((await conn.execute(sa.text("SELECT count(*) FROM tables"))).scalar_one())
+    finally:
+        await store.close()
 
 
 async def _run(url: str, args: argparse.Namespace) -> int:

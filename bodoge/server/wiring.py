@@ -22,7 +22,13 @@ from bodoge.core.values import JSON
 from bodoge.games import registry
 from bodoge.server.edge.admission import Admission
 from bodoge.server.edge.connection import Connection, Transport
-from bodoge.server.edge.metrics import Metrics, Probe, Readings, database_probe
+from bodoge.server.edge.metrics import (
+    Metrics,
+    Probe,
+    Readings,
+    database_probe,
+    schema_probe,
+)
 from bodoge.server.replication.replica import Replicas
 from bodoge.server.runtime.config import ServerConfig
 from bodoge.server.runtime.lobby import Lobby
@@ -267,6 +273,8 @@ class Server:
         """What ``/healthz`` checks: the database (when the store has an engine to ask), Redis."""
         engine = getattr(self.store, "engine", None) if hasattr(self, "store") else None
         probes = {} if engine is None else {"database": database_probe(engine)}
+        if engine is not None and getattr(self.store, "schema_version", None) is not None:
+            probes["schema"] = schema_probe(engine, self.store.schema_version)
         if self.cluster is not None:
             probes["redis"] = self.cluster.ping_redis
         return probes

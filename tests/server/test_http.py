@@ -12,6 +12,7 @@ import pytest
 
 from bodoge.games import get
 from bodoge.server.edge.pages import WEB_STATIC, game_web_dir
+from bodoge.store.upgrade import head
 from tests.server.tagiron_play import play_seat
 from tests.support.client import Client
 from tests.support.live_server import LiveServer
@@ -27,8 +28,9 @@ async def test_healthz(http: httpx.AsyncClient) -> None:
     response = await http.get("/healthz")
     assert response.status_code == 200, response.text
     body = response.json()
-    assert set(body) == {"status", "process", "database"}
+    assert set(body) == {"status", "process", "database", "schema"}
     assert body["status"] == "ok" and body["database"]["ok"] is True
+    assert body["schema"]["version"] == body["schema"]["process"] == head()
     assert body["process"].split("-")[-2].isdigit()  # host-pid-random
     assert response.headers["cache-control"] == "no-store"
 

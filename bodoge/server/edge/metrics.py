@@ -221,12 +221,14 @@ class Metrics:
 async def _probe(probe: Probe, timeout: float) -> dict[str, Any]:
     began = time.perf_counter()
     try:
-        await asyncio.wait_for(probe(), timeout)
+        found = await asyncio.wait_for(probe(), timeout)
     except TimeoutError:
         return {"ok": False, "error": f"no answer within {timeout} s"}
     except Exception as exc:
         return {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:300]}
-    return {"ok": True, "ms": round((time.perf_counter() - began) * 1000, 2)}
+    # A probe may tell what it found (the schema's version), beside how long it took.
+    told = dict(found) if isinstance(found, Mapping) else {}
+    return {"ok": True, "ms": round((time.perf_counter() - began) * 1000, 2), **told}
 
 
 async def health(
@@ -258,6 +260,21 @@ def database_probe(engine: Any) -> Probe:
     async def probe() -> None:
         async with engine.connect() as conn:
             await conn.execute(sa.text("SELECT 1"))
+
+    return probe
+
+
+def schema_probe(engine: Any, known: str | None) -> Probe:
+    """A probe reading the store's schema version, beside the one this process runs with.
+
+    They differ while a cluster rolls to a new release (the store migrated, this process
+    not yet restarted): said here rather than failed, or every old process would leave
+    the load balancer at once.
+    """
+    from bodoge.store.upgrade import current
+
+    async def probe() -> dict[str, Any]:
+        return {"version": await current(engine), "process": known}
 
     return probe
 
