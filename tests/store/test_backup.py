@@ -21,10 +21,10 @@ from bodoge.games import registry
 from bodoge.store import open_store, sqlite_url
 from bodoge.store.upgrade import head
 from tests.server.tagiron_play import random_move
-from tests.store.test_migrations import _contents, _load_release, _psql_url
 from tests.support.client import Client
 from tests.support.databases import PG_ADMIN, own_database, require
 from tests.support.live_server import ROOT, LiveServer
+from tests.support.old_stores import contents, load_release, psql_url
 
 TABLES = 3
 
@@ -140,16 +140,16 @@ async def test_postgresql_round_trip_with_pg_dump_and_pg_restore(tmp_path: Path)
     if shutil.which("pg_dump") is None or shutil.which("pg_restore") is None:
         pytest.skip("pg_dump and pg_restore make PostgreSQL's backups")
     dump = tmp_path / "bodoge.dump"
-    async for url in _load_release("today", "postgresql", tmp_path):
+    async for url in load_release("today", "postgresql", tmp_path):
         store = await open_store(url)  # upgraded, then dumped
         await store.close()
-        before = await _contents(url)
+        before = await contents(url)
         began = time.perf_counter()
-        subprocess.run(["pg_dump", "-Fc", "-f", str(dump), _psql_url(url)], check=True)
+        subprocess.run(["pg_dump", "-Fc", "-f", str(dump), psql_url(url)], check=True)
         assert time.perf_counter() - began < 30
     async with own_database() as url:
         subprocess.run(
-            ["pg_restore", "--no-owner", "--exit-on-error", "-d", _psql_url(url), str(dump)],
+            ["pg_restore", "--no-owner", "--exit-on-error", "-d", psql_url(url), str(dump)],
             check=True,
         )
         store = await open_store(url)
@@ -157,4 +157,4 @@ async def test_postgresql_round_trip_with_pg_dump_and_pg_restore(tmp_path: Path)
             assert store.schema_version == head()
         finally:
             await store.close()
-        assert await _contents(url) == before
+        assert await contents(url) == before

@@ -9,14 +9,9 @@ is the models' (``alembic check``'s comparison finds nothing).
 from __future__ import annotations
 
 import asyncio
-import shutil
-import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
-import orjson
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
@@ -25,14 +20,7 @@ from bodoge.games import registry
 from bodoge.store import open_store, sqlite_url
 from bodoge.store.upgrade import SchemaTooNew, current, differences, head, history, upgrade
 from tests.support.databases import PG_ADMIN, own_database, require
-
-FIXTURES = Path(__file__).with_name("fixtures")
-RELEASES = ("first", "accounts_before", "today")
-
-
-def _psql_url(url: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit(("postgresql", parts.netloc, parts.path, parts.query, ""))
+from tests.support.old_stores import RELEASES, contents, load_release
 
 
 @pytest.fixture(params=("sqlite", "postgresql"))
@@ -45,69 +33,11 @@ async def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIter
         yield url
 
 
-async def _load_release(release: str, backend: str, tmp_path: Path) -> AsyncIterator[str]:
-    """The URL of a copy of the store ``release`` made."""
-    if backend == "sqlite":
-        shutil.copy(FIXTURES / f"{release}.sqlite3", tmp_path / "bodoge.sqlite3")
-        yield sqlite_url(tmp_path)
-        return
-    require(PG_ADMIN, 5432, "PostgreSQL")
-    if shutil.which("psql") is None:
-        pytest.skip("psql loads the PostgreSQL fixtures")
-    async with own_database() as url:
-        subprocess.run(
-            [
-                "psql",
-                "-q",
-                "-v",
-                "ON_ERROR_STOP=1",
-                "-f",
-                str(FIXTURES / f"{release}.pg.sql"),
-                _psql_url(url),
-            ],
-            check=True,
-            capture_output=True,
-        )
-        yield url
-
-
 @pytest.fixture(params=[(r, b) for r in RELEASES for b in ("sqlite", "postgresql")], ids=str)
 async def old_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
     release, backend = request.param
-    async for url in _load_release(release, backend, tmp_path):
+    async for url in load_release(release, backend, tmp_path):
         yield url
-
-
-def _json(value: Any) -> Any:
-    return orjson.loads(value) if isinstance(value, str | bytes) else value
-
-
-async def _contents(url: str) -> dict[str, Any]:
-    """Every table's record, seats, moves and chat, read with plain SQL (any schema)."""
-    engine = create_async_engine(url)
-    try:
-        async with engine.connect() as conn:
-
-            async def rows(sql: str) -> list[tuple[Any, ...]]:
-                return [tuple(row) for row in await conn.execute(sa.text(sql))]
-
-            tables = await rows(
-                "SELECT id, game, options, settings, seed, status, host, created_at,"
-                " started_at, finished_at, result, deadlines, clock_deadline FROM tables"
-            )
-            moves = await rows("SELECT table_id, n, seat, move, at, actor FROM moves")
-            return {
-                "tables": sorted(
-                    (*t[:2], *map(_json, t[2:4]), *t[4:10], *map(_json, t[10:12]), t[12])
-                    for t in tables
-                ),
-                "moves": sorted((*m[:3], _json(m[3]), *m[4:]) for m in moves),
-                "seats": sorted(await rows("SELECT * FROM seats")),
-                "chat": sorted(await rows("SELECT table_id, line, player, text, at FROM chat")),
-                "players": sorted(await rows("SELECT id, name, token_hash FROM players")),
-            }
-    finally:
-        await engine.dispose()
 
 
 async def test_a_new_store_is_at_the_newest_version_and_matches_the_models(
@@ -139,7 +69,7 @@ async def test_the_comparison_sees_a_schema_change_made_outside_a_migration(
 
 
 async def test_every_older_store_upgrades_keeps_its_games_and_they_replay(old_url: str) -> None:
-    before = await _contents(old_url)
+    before = await contents(old_url)
     assert {t[5] for t in before["tables"]} == {"finished", "playing", "waiting"}
     assert {t[1] for t in before["tables"]} == {"tagiron", "illustori"}
     for _opening in range(2):  # migrated once; opening again finds nothing to do
@@ -166,7 +96,7 @@ async def test_every_older_store_upgrades_keeps_its_games_and_they_replay(old_ur
             assert finished == 2
         finally:
             await store.close()
-        after = await _contents(old_url)
+        after = await contents(old_url)
         assert after == before  # every move, seat, chat line and player as it was
 
 
@@ -207,12 +137,12 @@ async def test_a_nullable_owner_epoch_left_by_an_older_upgrade_is_made_not_null(
     """Releases before migrations gave an older store ``owner_epoch`` as a plain nullable
     column (cluster mode set its default on PostgreSQL; on SQLite nothing did).  SQLite's
     table is rebuilt for it, without its moves going with the old table."""
-    async for url in _load_release("first", backend, tmp_path):
+    async for url in load_release("first", backend, tmp_path):
         engine = create_async_engine(url)
         try:
             async with engine.begin() as conn:
                 await conn.execute(sa.text("ALTER TABLE tables ADD COLUMN owner_epoch BIGINT"))
-            before = await _contents(url)
+            before = await contents(url)
             await upgrade(engine)
             async with engine.connect() as conn:
                 columns = await conn.run_sync(lambda c: sa.inspect(c).get_columns("tables"))
@@ -221,5 +151,5 @@ async def test_a_nullable_owner_epoch_left_by_an_older_upgrade_is_made_not_null(
             assert await differences(engine) == []
         finally:
             await engine.dispose()
-        assert await _contents(url) == before
+        assert await contents(url) == before
         assert len(before["moves"]) > 0
