@@ -82,8 +82,8 @@ def _owner_epoch_not_null(conn: sa.Connection, target: sa.MetaData) -> None:
         raise RuntimeError("the rebuild of tables needs SQLite's foreign keys off")
     new = target.tables["tables"]
     names = ", ".join(c.name for c in new.columns)
-    for index in sa.inspect(conn).get_indexes("tables"):
-        conn.execute(sa.text(f"DROP INDEX {index['name']}"))
+    for reflected in sa.inspect(conn).get_indexes("tables"):
+        conn.execute(sa.text(f"DROP INDEX {reflected['name']}"))
     conn.execute(sa.schema.CreateTable(new.to_metadata(sa.MetaData(), name="tables_0001")))
     conn.execute(sa.text(f"INSERT INTO tables_0001 ({names}) SELECT {names} FROM tables"))
     conn.execute(sa.text("DROP TABLE tables"))
