@@ -1,4 +1,10 @@
-"""The tables of the store, in SQLAlchemy Core (portable between SQLite and PostgreSQL)."""
+"""The tables of the store, in SQLAlchemy Core (portable between SQLite and PostgreSQL).
+
+A change here needs its migration (bodoge/store/migrations/__init__.py says how):
+tests/store/test_migrations.py compares the migrated schema with these tables.  The
+comments "gain it when opened" below tell how stores made before migrations got each
+column; :mod:`bodoge.store.migrations.legacy` does that now, once.
+"""
 
 from __future__ import annotations
 
@@ -241,6 +247,3 @@ pictures = sa.Table(
     sa.Column("data", sa.LargeBinary, nullable=False),
     sa.Column("media_type", sa.String(32), nullable=False),
 )
-
-#: Indexes added after the first release, which stores made before gain when opened.
-NEW_INDEXES = (*PLAYER_INDEXES, ACCOUNT_INDEX, *picture_sets.indexes)

@@ -6,7 +6,8 @@
   (:mod:`~bodoge.store.writes` plans a group, :mod:`~bodoge.store.sqlite_writer` is
   SQLite's writer thread, :mod:`~bodoge.store.failures` says what a failed write is);
 * :mod:`~bodoge.store.opening` (URLs, the engine, SQLite's settings) and
-  :mod:`~bodoge.store.setup` (the schema, made or brought up to date on open);
+  :mod:`~bodoge.store.upgrade` (the schema's version, migrated on open:
+  :mod:`~bodoge.store.migrations`);
 * the queries of each area: :mod:`~bodoge.store.players`, :mod:`~bodoge.store.accounts`,
   :mod:`~bodoge.store.tables`, :mod:`~bodoge.store.loading`, :mod:`~bodoge.store.ratings`,
   :mod:`~bodoge.store.pictures`; :mod:`~bodoge.store.mapping` turns rows into records.
