@@ -149,8 +149,12 @@ async def _fill(engine: AsyncEngine, tables: int, moves: int, nullable_epoch: bo
                 [{"t": t, "s": s, "p": f"p_{s}"} for t in ids for s in range(2)],
             )
             await conn.execute(
-                sa.text("INSERT INTO moves VALUES (:t, :n, :s, :move, :n, 'player')"),
-                [{"t": t, "n": n, "s": n % 2, "move": move} for t in ids for n in range(moves)],
+                sa.text("INSERT INTO moves VALUES (:t, :n, :s, :move, :at, 'player')"),
+                [
+                    {"t": t, "n": n, "s": n % 2, "move": move, "at": n}
+                    for t in ids
+                    for n in range(moves)
+                ],
             )
             await conn.execute(
                 sa.text("INSERT INTO chat VALUES (:t, 0, 'p_0', 'P0', 'good game', 3)"),
