@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import dataclasses
 import ipaddress
@@ -285,6 +286,12 @@ def serve(args: argparse.Namespace) -> int:
             error = f"--lease must be a positive number of seconds, not {args.lease}"
         if error:
             raise SystemExit(f"bodoge serve: {error}")
+    from bodoge.store.upgrade import SchemaTooNew, refuse_newer
+
+    try:
+        asyncio.run(refuse_newer(db_url))
+    except SchemaTooNew as exc:
+        raise SystemExit(f"bodoge serve: {exc}") from None
     raise_file_limit()
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
 

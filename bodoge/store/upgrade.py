@@ -107,6 +107,23 @@ async def current(engine: AsyncEngine) -> str | None:
         return await conn.run_sync(_version)
 
 
+async def refuse_newer(url: str) -> None:
+    """Raise :class:`SchemaTooNew` if the store at ``url`` is newer than this code (before a
+    server binds its port: an operator reads one line, not a failed start-up's traceback)."""
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    parsed = sa.engine.make_url(url)
+    if parsed.get_backend_name() == "sqlite" and not Path(parsed.database or "").is_file():
+        return  # a new store, made at the newest version
+    engine = create_async_engine(url)
+    try:
+        found = await current(engine)
+    finally:
+        await engine.dispose()
+    if found is not None and not _known(found):
+        raise SchemaTooNew(found, head())
+
+
 async def upgrade(engine: AsyncEngine) -> str:
     """Bring the store at ``engine`` to the newest version known here; return that version.
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from bodoge.cli import main
 from bodoge.store import sqlite_url
 from bodoge.store.upgrade import head
+from tests.support.live_server import ROOT
 from tests.support.old_stores import FIXTURES
 
 
@@ -52,3 +55,13 @@ def test_a_store_a_newer_release_upgraded_is_named_and_refused(
     assert main([*data, "upgrade"]) == 2
     error = capsys.readouterr().err
     assert "version 9999" in error and f"its newest is {head()}" in error
+
+
+def test_serve_refuses_a_store_a_newer_release_upgraded(tmp_path: Path) -> None:
+    assert main(["db", "--data", str(tmp_path), "upgrade"]) == 0
+    _bump(sqlite_url(tmp_path))
+    command = [sys.executable, "-m", "bodoge", "serve", "--data", str(tmp_path), "--port", "0"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "schema is at version 9999, newer than this bodoge knows" in done.stderr
+    assert "Traceback" not in done.stderr
