@@ -103,7 +103,7 @@ sa.Table(
 )
 
 
-def register_bench(sub: argparse._SubParsersAction) -> None:
+def register_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "upgrade", help="upgrade a store of many games from the first release's schema; back up"
     )

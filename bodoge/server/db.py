@@ -23,7 +23,7 @@ from bodoge.store import sqlite_url
 from bodoge.store.upgrade import SchemaTooNew, current, head, history, upgrade
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("db", help="the store's schema version: upgrade, current, history")
     parser.add_argument(
         "--data", type=Path, default=None, help="the server's data folder (as for serve)"
