@@ -273,8 +273,9 @@ class Server:
         """What ``/healthz`` checks: the database (when the store has an engine to ask), Redis."""
         engine = getattr(self.store, "engine", None) if hasattr(self, "store") else None
         probes = {} if engine is None else {"database": database_probe(engine)}
-        if engine is not None and getattr(self.store, "schema_version", None) is not None:
-            probes["schema"] = schema_probe(engine, self.store.schema_version)
+        version = getattr(self.store, "schema_version", None) if engine is not None else None
+        if version is not None:
+            probes["schema"] = schema_probe(engine, version)
         if self.cluster is not None:
             probes["redis"] = self.cluster.ping_redis
         return probes
