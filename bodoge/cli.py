@@ -15,15 +15,28 @@ from collections.abc import Sequence
 
 # Each command's module defines ``register(subparsers)``, adding the parser of that
 # name; a subcommand stores its handler in ``func`` and the handler returns the exit
-# status.
+# status.  A game's commands come from its registration (``bodoge.games.GAMES``).
 COMMAND_MODULES = {
     "serve": "bodoge.server.cli",
     "admin": "bodoge.server.admin",
     "db": "bodoge.server.db",
     "bench": "bodoge.bench",
-    "tagiron": "bodoge.games.tagiron.cli",
-    "illustori": "bodoge.games.illustori.cli",
 }
+
+
+def command_modules(names: Sequence[str] | None = None) -> dict[str, str]:
+    """Each command's module: the server's, then each registered game's that has commands.
+
+    ``names`` limits the games looked up (each lookup imports that game's package).
+    """
+    from bodoge.games import GAMES, command_module
+
+    found = dict(COMMAND_MODULES)
+    for game_id in GAMES if names is None else [n for n in names if n in GAMES]:
+        module = command_module(game_id)
+        if module is not None:
+            found.setdefault(game_id, module)
+    return found
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -36,9 +49,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         prog="bodoge", description="A self-hostable online table for Tagiron and Illustori."
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    names = [argv[0]] if argv and argv[0] in COMMAND_MODULES else list(COMMAND_MODULES)
-    for name in names:
-        importlib.import_module(COMMAND_MODULES[name]).register(sub)
+    first = command_modules(argv[:1] if argv else None)
+    known = bool(argv) and argv[0] in first
+    modules = {argv[0]: first[argv[0]]} if known and argv else command_modules()
+    for module in modules.values():
+        importlib.import_module(module).register(sub)
     return parser
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bodoge.bench.cli import ASSIST_SCRIPT, POSITION
-from bodoge.cli import COMMAND_MODULES, build_parser
+from bodoge.cli import build_parser, command_modules
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -80,14 +80,18 @@ def listed(usage: str) -> list[str]:
     return re.findall(r"^    (\w+)", usage, flags=re.MULTILINE)
 
 
+def test_the_commands_are_the_servers_then_each_games() -> None:
+    assert list(command_modules()) == ["serve", "admin", "bench", "tagiron", "illustori"]
+
+
 def test_a_command_line_builds_only_its_commands_parser() -> None:
-    for name in COMMAND_MODULES:
+    for name in command_modules():
         assert listed(build_parser([name, "--help"]).format_help()) == [name]
 
 
 def test_without_a_command_every_command_is_listed(capsys: pytest.CaptureFixture[str]) -> None:
-    assert listed(build_parser().format_help()) == list(COMMAND_MODULES)
-    assert listed(build_parser(["--help"]).format_help()) == list(COMMAND_MODULES)
+    assert listed(build_parser().format_help()) == list(command_modules())
+    assert listed(build_parser(["--help"]).format_help()) == list(command_modules())
     with pytest.raises(SystemExit):
         build_parser(["nonsense"]).parse_args(["nonsense"])
     assert "invalid choice: 'nonsense'" in capsys.readouterr().err

@@ -1,4 +1,5 @@
-"""The game contract every game implements, seeded randomness and shared errors."""
+"""The game contract every game implements, the facts every game shares, seeded randomness
+and shared errors."""
 
 from bodoge.core.errors import (
     BadMove,
@@ -10,6 +11,7 @@ from bodoge.core.errors import (
 )
 from bodoge.core.game import Bot, Clock, EndReason, Event, Game, Move, Result, Seat
 from bodoge.core.rng import derive_seed, rng
+from bodoge.core.vocabulary import GameEnded, TableFacts, TurnStarted
 
 __all__ = [
     "BadMove",
@@ -19,6 +21,7 @@ __all__ = [
     "EndReason",
     "Event",
     "Game",
+    "GameEnded",
     "GameError",
     "GameFinished",
     "IllegalMove",
@@ -26,6 +29,8 @@ __all__ = [
     "NotYourTurn",
     "Result",
     "Seat",
+    "TableFacts",
+    "TurnStarted",
     "derive_seed",
     "rng",
 ]

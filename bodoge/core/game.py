@@ -12,7 +12,7 @@ runner and the command line only ever talk to a game through :class:`Game`.
 * ``view(state, seat)`` is what one seat (or a spectator, ``seat=None``) may
   see, as JSON-ready data; ``observe(event, seat)`` likewise for one event;
 * ``result(state)`` is ``None`` while the game runs, then a :class:`Result`
-  whose ``reason`` is one of :class:`EndReason`;
+  whose ``reason`` is one of the game's own ``end_reasons``;
 * ``statistics(state, seat)`` counts what one seat did in a game (words
   played, questions asked), which profiles add up as its ``stat_fields`` say.
 
@@ -48,34 +48,19 @@ Opts = TypeVar("Opts")
 
 
 class EndReason(StrEnum):
-    """Why a game ended, for every game (as python-chess's ``Termination`` is for chess).
+    """Why a game ended, for the reasons that belong to the table rather than to a game.
 
-    The values are stable codes: clients show them and the store keeps them in
-    finished tables' results, so a value is never renamed or reused.
+    Each game declares its own reasons (:attr:`Game.end_reasons`), so adding a
+    game adds none here.  The values are stable codes: clients show them and
+    the store keeps them in finished tables' results, so a value is never
+    renamed or reused.
 
-    >>> EndReason("declared") is EndReason.DECLARED, f"{EndReason.ABANDONED}"
+    >>> EndReason("abandoned") is EndReason.ABANDONED, f"{EndReason.ABANDONED}"
     (True, 'abandoned')
     """
 
-    #: The table's: nobody watched the running game for too long (any game).
+    #: Nobody watched the running game for too long (any game).
     ABANDONED = "abandoned"
-    #: Tagiron, 2 players: the second player declared right, and wins.
-    DECLARED = "declared"
-    #: Tagiron, 2 players: both declared right, the second in its final declaration.
-    DRAW = "draw"
-    #: Tagiron, 2 players: the first player declared right and the second, in its
-    #: final declaration, was wrong or passed.
-    FINAL_DECLARATION_WRONG = "final_declaration_wrong"
-    #: Tagiron: the question cards ran out and the last turns are over.
-    NO_CARDS = "no_cards"
-    #: Tagiron, 3–4 players: all but one declared right, so every place is decided.
-    PLACES_DECIDED = "places_decided"
-    #: Tagiron, 3–4 players: everyone has declared, before the cards ran out.
-    NO_DECLARERS = "no_declarers"
-    #: Illustori: a player played their last card and the final round was played.
-    HAND_EMPTIED = "hand_emptied"
-    #: Illustori: no word joined the chain for three rounds; the fewest cards in hand win.
-    STALLED = "stalled"
 
 
 @dataclass(frozen=True)
@@ -83,14 +68,25 @@ class Result:
     """How a finished game ended.
 
     ``places[seat]`` is 1 for first place (several seats may share a place),
-    2 for second and so on, or ``None`` for a seat left unranked.
+    2 for second and so on, or ``None`` for a seat left unranked.  ``reason``
+    is one of the game's :attr:`Game.end_reasons` or the table's
+    :class:`EndReason` (a game may pass its own ``StrEnum``: its members are
+    those strings); :meth:`Game.check_result` tells whether it is.
 
-    >>> Result((2, 1), EndReason.DECLARED).to_json()
+    >>> Result((2, 1), "declared").to_json()
     {'places': [2, 1], 'reason': 'declared', 'winners': [1]}
+    >>> Result((1,), "")
+    Traceback (most recent call last):
+    ...
+    ValueError: an end reason is a non-empty string, not ''
     """
 
     places: tuple[int | None, ...]
-    reason: EndReason
+    reason: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.reason, str) or not self.reason:
+            raise ValueError(f"an end reason is a non-empty string, not {self.reason!r}")
 
     @property
     def winners(self) -> tuple[Seat, ...]:
@@ -103,7 +99,7 @@ class Result:
     def to_json(self) -> dict[str, JSON]:
         return {
             "places": list(self.places),
-            "reason": self.reason.value,
+            "reason": str(self.reason),
             "winners": list(self.winners),
         }
 
@@ -218,6 +214,9 @@ class Game(ABC, Generic[S, M, Opts]):
     option_fields: ClassVar[Sequence[OptionField]] = (
         OptionField("players", "players", "lobby.players"),
     )
+    #: Why a game of this may end (each :class:`Result`'s ``reason``): its own codes, never
+    #: the table's (:class:`EndReason`), which every game may also end with.
+    end_reasons: ClassVar[Sequence[str]] = ()
     #: Whether :meth:`assist` answers: the table then has an ``assistant`` setting.
     has_assistant: ClassVar[bool] = False
     #: What a profile shows of a player's games of this, in order, made from the counts
@@ -267,6 +266,17 @@ class Game(ABC, Generic[S, M, Opts]):
     @abstractmethod
     def move_to_json(self, move: M) -> dict[str, JSON]:
         """The inverse of :meth:`move_from_json`; also the stored form of a move."""
+
+    @classmethod
+    def all_end_reasons(cls) -> tuple[str, ...]:
+        """Every reason a table of this game may end with: the game's, then the table's."""
+        return (*(str(r) for r in cls.end_reasons), *(str(r) for r in EndReason))
+
+    def check_result(self, result: Result) -> Result:
+        """``result`` itself if its reason is one this game may end with; else ``ValueError``."""
+        if result.reason not in self.all_end_reasons():
+            raise ValueError(f"{self.id} does not end as {result.reason!r}")
+        return result
 
     def may_act(self, state: S) -> frozenset[Seat]:
         """Seats that may move now: those awaited, plus any allowed to act out of turn."""

@@ -9,6 +9,9 @@ and a secrecy oracle, ``tests/games/<id>/kit.py``), must show that
 * options, moves, views, events and results survive JSON;
 * a refused move raises a precise error and changes nothing;
 * ``public_to_act ⊆ to_act ⊆ may_act``, and only a finished game awaits nobody;
+* every view holds the table's shared facts (:mod:`bodoge.core.vocabulary`), true to
+  the game, and every game's turns and end are core's shared events;
+* a result's reason is one the game declares;
 * no seat's view, facts or events hold what that seat may not see.
 
 A game's own rules are tested beside it, in ``tests/games/<id>/``.
@@ -25,8 +28,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bodoge.core.errors import BadMove, GameError, GameFinished, IllegalMove
-from bodoge.core.game import Event, Game, Move, Seat
+from bodoge.core.game import EndReason, Event, Game, Move, Result, Seat
 from bodoge.core.values import JSON
+from bodoge.core.vocabulary import FACT_KEYS, GameEnded, TurnStarted
 from bodoge.games import registry
 from tests.core.harness import KITS, Played, games, not_json
 from tests.core.kit import GameKit, Secrets
@@ -155,6 +159,71 @@ def test_public_to_act_within_to_act_within_may_act(kit: GameKit) -> None:
             clock = game.clock(before)
             by_table = seat is None and clock is not None and clock.move == move
             assert seat in game.may_act(before) or by_table, f"{played}, move {n}: {seat}"
+
+
+# -- the shared vocabulary ------------------------------------------------------------------
+
+
+@each_game
+def test_every_view_holds_the_table_facts(kit: GameKit) -> None:
+    """``players``, ``you``, ``turn``, ``to_act`` and ``result`` in every view say what the
+    game says; ``hand_counts`` and ``deck_count``, where a game has them, are counts."""
+    game = kit.game
+    for played in games(game.id):
+        for n, state in enumerate(played.states):
+            result = game.result(state)
+            for viewer in played.viewers:
+                view = game.view(state, viewer)
+                where = f"{played}, after move {n}, {viewer}'s view"
+                assert set(FACT_KEYS) <= set(view), f"{where}: {set(FACT_KEYS) - set(view)}"
+                assert view["players"] == played.seats and view["you"] == viewer, where
+                assert view["to_act"] == sorted(game.public_to_act(state, viewer)), where
+                assert view["result"] == (None if result is None else result.to_json()), where
+                turn = view["turn"]
+                assert (turn is None) == (result is not None), where
+                assert turn is None or 0 <= turn < played.seats, where
+                if "hand_counts" in view:
+                    counts = view["hand_counts"]
+                    assert len(counts) == played.seats and min(counts) >= 0, where
+                if "deck_count" in view:
+                    assert type(view["deck_count"]) is int and view["deck_count"] >= 0, where
+
+
+@each_game
+def test_turns_and_ends_are_the_shared_events(kit: GameKit) -> None:
+    """A game announces a turn and its end only with core's events, which every seat sees
+    whole; the move that ends a game announces its result."""
+    game = kit.game
+    for played in games(game.id):
+        for n, events in enumerate(played.events):
+            for event in events:
+                for viewer in played.viewers:
+                    seen = game.observe(event, viewer)
+                    kind = None if seen is None else seen.get("type")
+                    if kind in ("turn_started", "game_ended"):
+                        assert isinstance(event, TurnStarted | GameEnded), f"{played}, move {n}"
+                    if isinstance(event, TurnStarted | GameEnded):
+                        assert seen == event.to_json(), f"{played}, move {n}"
+        if played.ended:
+            ended = [e for e in played.events[-1] if isinstance(e, GameEnded)]
+            assert [e.result for e in ended] == [game.result(played.final)], played
+
+
+@each_game
+def test_every_result_gives_a_reason_the_game_declares(kit: GameKit) -> None:
+    """The game's own reasons are its alone (core knows only the table's: ``abandoned``)."""
+    game = kit.game
+    declared = [str(r) for r in game.end_reasons]
+    assert declared and len(set(declared)) == len(declared), game.id
+    assert not set(declared) & {str(r) for r in EndReason}, game.id
+    for played in games(game.id):
+        result = game.result(played.final)
+        if result is not None:
+            assert result.reason in declared and game.check_result(result) is result, played
+    with pytest.raises(ValueError):
+        game.check_result(Result((1,) * game.min_seats, "no_such_reason"))
+    abandoned = Result((None,) * game.min_seats, EndReason.ABANDONED)
+    assert game.check_result(abandoned) is abandoned
 
 
 # -- refused moves ---------------------------------------------------------------------------

@@ -170,7 +170,7 @@ class Table:
         # An uploaded deck has pictures but no names to look up.
         seed = deck["seed"] if deck["custom"] is None else None
         gone = {w["card"] for w in chain}
-        idle = view.get("idle_turns", 0) // max(1, view["seats"])
+        idle = view.get("idle_turns", 0) // max(1, view["players"])
         return cls(
             language=language,
             ban_same_ends=bool(options["ban_same_ends"]),

@@ -9,8 +9,39 @@ the state at hand.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from bodoge.core.game import Event
+from bodoge.core.vocabulary import GameEnded, TurnStarted
+
+__all__ = [
+    "CardDrawn",
+    "CardPlayed",
+    "CardsExchanged",
+    "DeckReshuffled",
+    "FinalRound",
+    "FirstWordGiven",
+    "GameEnded",
+    "IllustoriEnd",
+    "Penalty",
+    "TurnStarted",
+    "VoteCast",
+    "VoteResolved",
+]
+
+
+class IllustoriEnd(StrEnum):
+    """Why an Illustori game ended (the game's ``end_reasons``; stable codes, as the store
+    keeps them).
+
+    The end itself is core's :class:`~bodoge.core.vocabulary.GameEnded`, whose
+    ``revealed`` holds every seat's hand count then: ``{"hand_counts": [...]}``.
+    """
+
+    #: A player played their last card and the final round was played: empty hands win.
+    HAND_EMPTIED = "hand_emptied"
+    #: No word joined the chain for three rounds: the fewest cards in hand win.
+    STALLED = "stalled"
 
 
 @dataclass(frozen=True)
@@ -22,11 +53,6 @@ class FirstWordGiven(Event):
     word: str
     head: str
     tail: str
-
-
-@dataclass(frozen=True)
-class TurnStarted(Event):
-    seat: int
 
 
 @dataclass(frozen=True)
@@ -107,16 +133,3 @@ class FinalRound(Event):
 
     seat: int
     ends_after: int
-
-
-@dataclass(frozen=True)
-class GameEnded(Event):
-    """The game is over: ``reason`` is ``hand_emptied`` (after the final round) or ``stalled``.
-
-    A stalled game (no word joined the chain for three rounds) is won by the
-    seats holding the fewest cards; ``cards`` is every seat's hand count then.
-    """
-
-    winners: tuple[int, ...]
-    reason: str = "hand_emptied"
-    cards: tuple[int, ...] = ()

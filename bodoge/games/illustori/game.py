@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from bodoge.core.game import Bot, Clock, Event, Game, OptionField, Result, Seat, StatField
 from bodoge.games.illustori import assets, moves, rules, statistics, views
 from bodoge.games.illustori.bots import BOT_LEVELS, make_bot
+from bodoge.games.illustori.events import IllustoriEnd
 from bodoge.games.illustori.moves import Exchange, IllustoriMove, Vote
 from bodoge.games.illustori.options import (
     LANGUAGES,
@@ -29,7 +30,7 @@ from bodoge.games.illustori.options import (
 )
 from bodoge.games.illustori.state import IllustoriState
 
-__all__ = ["IllustoriGame"]
+__all__ = ["GAME", "IllustoriGame"]
 
 
 class IllustoriGame(Game[IllustoriState, IllustoriMove, IllustoriOptions]):
@@ -40,6 +41,7 @@ class IllustoriGame(Game[IllustoriState, IllustoriMove, IllustoriOptions]):
     min_seats: ClassVar[int] = MIN_PLAYERS
     max_seats: ClassVar[int] = MAX_PLAYERS
     bot_levels: ClassVar[tuple[str, ...]] = BOT_LEVELS
+    end_reasons: ClassVar[tuple[str, ...]] = tuple(IllustoriEnd)
     option_fields: ClassVar[tuple[OptionField, ...]] = (
         OptionField("players", "players", "lobby.players"),
         OptionField("language", "choice", "il.opt.language", LANGUAGES),
@@ -115,3 +117,7 @@ class IllustoriGame(Game[IllustoriState, IllustoriMove, IllustoriOptions]):
 
     def bot(self, level: str) -> Bot[IllustoriMove]:
         return make_bot(level)
+
+
+#: What the registry (:mod:`bodoge.games`) makes this game from.
+GAME = IllustoriGame

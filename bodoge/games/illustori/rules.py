@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import dataclasses
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bodoge.core.errors import BadMove, BadOptions, GameFinished, IllegalMove, NotYourTurn
-from bodoge.core.game import Clock, EndReason, Event, Result
+from bodoge.core.game import Clock, Event, Result
 from bodoge.core.rng import derive_seed, rng
 from bodoge.core.values import is_whole
+from bodoge.core.vocabulary import GameEnded, TurnStarted
 from bodoge.games.illustori import kana, shiritori
 from bodoge.games.illustori.events import (
     CardDrawn,
@@ -32,9 +33,8 @@ from bodoge.games.illustori.events import (
     DeckReshuffled,
     FinalRound,
     FirstWordGiven,
-    GameEnded,
+    IllustoriEnd,
     Penalty,
-    TurnStarted,
     VoteCast,
     VoteResolved,
 )
@@ -135,12 +135,16 @@ def result(state: IllustoriState) -> Result | None:
     """
     if state.phase != "ended":
         return None
-    if state.stalled:
-        counts = [len(h) for h in state.hands]
+    return _ranked(state.winners, state.stalled, [len(h) for h in state.hands])
+
+
+def _ranked(winners: tuple[int, ...], stalled: bool, counts: Sequence[int]) -> Result:
+    """The result for these winners and hand counts (see :func:`result`)."""
+    if stalled:
         places = tuple(1 + sum(1 for c in counts if c < mine) for mine in counts)
-        return Result(places, EndReason.STALLED)
-    places = tuple(1 if s in state.winners else 2 for s in range(state.seats))
-    return Result(places, EndReason.HAND_EMPTIED)
+        return Result(places, IllustoriEnd.STALLED)
+    places = tuple(1 if s in winners else 2 for s in range(len(counts)))
+    return Result(places, IllustoriEnd.HAND_EMPTIED)
 
 
 def apply(
@@ -481,16 +485,22 @@ class _Draft:
         counts = tuple(len(h) for h in self.hands)
         if final and seat == self.state.giver:
             winners = tuple(s for s, n in enumerate(counts) if n == 0)
-            self.events.append(GameEnded(winners, EndReason.HAND_EMPTIED.value, counts))
+            self._ended(winners, False, counts)
             return self.freeze(phase="ended", winners=winners), self.events
         if idle >= stall_turns(self.state):
             fewest = min(counts)
             winners = tuple(s for s, n in enumerate(counts) if n == fewest)
-            self.events.append(GameEnded(winners, EndReason.STALLED.value, counts))
+            self._ended(winners, True, counts)
             return self.freeze(phase="ended", winners=winners, stalled=True), self.events
         following = (seat + 1) % self.state.seats
         self.events.append(TurnStarted(following))
         return self.freeze(phase="play", turn=following), self.events
+
+    def _ended(self, winners: tuple[int, ...], stalled: bool, counts: tuple[int, ...]) -> None:
+        # The hand counts are the one thing the end shows beside the result: a stalled
+        # game's places come from them.
+        result = _ranked(winners, stalled, counts)
+        self.events.append(GameEnded(result, {"hand_counts": list(counts)}))
 
     def freeze(self, **changes: Any) -> IllustoriState:
         return dataclasses.replace(

@@ -37,6 +37,7 @@ from bodoge.games.illustori.events import (
     FinalRound,
     FirstWordGiven,
     GameEnded,
+    IllustoriEnd,
     Penalty,
     VoteResolved,
 )
@@ -165,8 +166,8 @@ def _count(record: GameRecord, event: object, deck_seed: int | None, language: s
     elif isinstance(event, FinalRound):
         record.final_round = True
     elif isinstance(event, GameEnded):
-        record.winners = len(event.winners)
-        record.stalled = event.reason == "stalled"
+        record.winners = len(event.result.winners)
+        record.stalled = event.result.reason == IllustoriEnd.STALLED
 
 
 def run_games(

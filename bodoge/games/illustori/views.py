@@ -12,6 +12,7 @@ from __future__ import annotations
 from bodoge.core.game import Event
 from bodoge.core.identity_cache import identity_cache
 from bodoge.core.values import JSON
+from bodoge.core.vocabulary import GameEnded, TableFacts, TurnStarted
 from bodoge.games.illustori.events import (
     CardDrawn,
     CardPlayed,
@@ -19,9 +20,7 @@ from bodoge.games.illustori.events import (
     DeckReshuffled,
     FinalRound,
     FirstWordGiven,
-    GameEnded,
     Penalty,
-    TurnStarted,
     VoteCast,
     VoteResolved,
 )
@@ -33,14 +32,16 @@ from bodoge.games.illustori.state import IllustoriState, VoteOutcome
 def view(state: IllustoriState, seat: int | None) -> dict[str, JSON]:
     """The game as ``seat`` sees it (``None``: a spectator, who sees no hand).
 
-    Keys: ``phase`` (``first_word``, ``play``, ``vote``, ``ended``), ``turn`` (the
-    seat whose turn it is), ``to_act``, ``hand`` (yours), ``hand_counts``,
-    ``first_word_giver``, ``first_card``, ``chain``, ``word`` (the word to
-    continue from), ``next_heads``, ``used_joints``, ``pending`` and ``votes``
-    (during a vote), ``last_vote``, ``deck_count``, ``discard_count``,
-    ``final_round``, ``idle_turns`` and ``stall_turns`` (turns without a word
-    joining the chain, and how many end the game), ``deck`` (what the card
-    numbers show), ``vote_seconds``, ``options``, ``result``, ``log`` and
+    Keys: ``game``; the table's facts every game shares
+    (:class:`~bodoge.core.vocabulary.TableFacts`: ``players``, ``you``, ``turn``
+    — during a vote, the seat whose word is voted on — ``to_act``, ``result``,
+    ``hand_counts``, ``deck_count``); then ``phase`` (``first_word``, ``play``,
+    ``vote``, ``ended``), ``hand`` (yours), ``first_word_giver``, ``first_card``,
+    ``chain``, ``word`` (the word to continue from), ``next_heads``,
+    ``used_joints``, ``pending`` and ``votes`` (during a vote), ``last_vote``,
+    ``discard_count``, ``final_round``, ``idle_turns`` and ``stall_turns`` (turns
+    without a word joining the chain, and how many end the game), ``deck`` (what
+    the card numbers show), ``vote_seconds``, ``options``, ``log`` and
     ``log_moves`` (the number of the move that made each log entry).
     With secret voting ``to_act`` lists at most the viewer during a vote,
     since the full list would tell who has voted.
@@ -58,18 +59,22 @@ def view(state: IllustoriState, seat: int | None) -> dict[str, JSON]:
     if state.phase == "vote" and secret:
         # Who is still awaited would tell who has voted.
         waiting = [s for s in waiting if s == seat]
-    outcome = result(state)
+    facts = TableFacts(
+        players=state.seats,
+        you=seat,
+        turn=state.turn if state.phase != "ended" else None,
+        to_act=waiting,
+        result=result(state),
+        hand_counts=[len(h) for h in state.hands],
+        deck_count=len(state.deck),
+    )
     return {
         "game": "illustori",
+        **facts.to_json(),
         "phase": state.phase,
-        "seats": state.seats,
-        "you": seat,
-        "turn": state.turn if state.phase != "ended" else None,
-        "to_act": waiting,
         "first_word_giver": state.giver,
         "first_card": state.first_card,
         "hand": list(state.hands[seat]) if seat is not None else None,
-        "hand_counts": [len(h) for h in state.hands],
         "chain": [w.to_json() for w in state.chain],
         "word": current.word if current else None,
         "next_heads": list(current.next_heads) if current else [],
@@ -77,7 +82,6 @@ def view(state: IllustoriState, seat: int | None) -> dict[str, JSON]:
         "pending": state.pending.to_json() if state.pending else None,
         "votes": _votes(state, seat) if state.phase == "vote" else None,
         "last_vote": _outcome(state.last_vote, secret) if state.last_vote else None,
-        "deck_count": len(state.deck),
         "discard_count": len(state.discards),
         "final_round": state.final_round,
         "idle_turns": state.idle_turns,
@@ -89,7 +93,6 @@ def view(state: IllustoriState, seat: int | None) -> dict[str, JSON]:
         },
         "vote_seconds": VOTE_SECONDS if state.options.vote_limit else None,
         "options": options_to_json(state.options),
-        "result": outcome.to_json() if outcome else None,
         "log": _log(state.log),
         "log_moves": _log_moves(state.log_moves),
     }
@@ -197,17 +200,10 @@ def observe(event: Event, seat: int | None) -> dict[str, JSON] | None:
         }
     if isinstance(event, Penalty):
         return {"type": "penalty", "seat": event.seat, "card": event.card, "reason": event.reason}
-    if isinstance(event, TurnStarted):
-        return {"type": "turn_started", "seat": event.seat}
+    if isinstance(event, TurnStarted | GameEnded):
+        return event.to_json()
     if isinstance(event, DeckReshuffled):
         return {"type": "deck_reshuffled", "count": event.cards}
     if isinstance(event, FinalRound):
         return {"type": "final_round", "seat": event.seat, "ends_after": event.ends_after}
-    if isinstance(event, GameEnded):
-        return {
-            "type": "game_ended",
-            "winners": list(event.winners),
-            "reason": event.reason,
-            "cards": list(event.cards),
-        }
     return None

@@ -9,9 +9,12 @@ pass are also the entries of the public log the state keeps.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from bodoge.core.game import Event, Result, Seat
+from bodoge.core.game import Event, Seat
+from bodoge.core.values import JSON
+from bodoge.core.vocabulary import GameEnded, TurnStarted
 from bodoge.games.tagiron.answers import Answer
 
 if TYPE_CHECKING:  # the state holds the log of these events, so it imports them
@@ -61,18 +64,50 @@ class PhaseChanged(Event):
     phase: Phase
 
 
-@dataclass(frozen=True)
-class TurnStarted(Event):
-    seat: Seat
+__all__ = [
+    "Asked",
+    "CardRevealed",
+    "Declared",
+    "GameEnded",
+    "LogEntry",
+    "Passed",
+    "PhaseChanged",
+    "TagironEnd",
+    "TurnStarted",
+    "revealed",
+]
 
 
-@dataclass(frozen=True)
-class GameEnded(Event):
-    """The end: every tile is revealed."""
+class TagironEnd(StrEnum):
+    """Why a Tagiron game ended (the game's ``end_reasons``; stable codes, as the store keeps them).
 
-    result: Result
-    hands: tuple[tuple[str, ...], ...]
-    centre: tuple[str, ...]
+    The end itself is core's :class:`~bodoge.core.vocabulary.GameEnded`, whose
+    ``revealed`` holds every tile: ``{"hands": [...], "centre": [...]}``.
+    """
+
+    #: 2 players: the second player declared right, and wins.
+    DECLARED = "declared"
+    #: 2 players: both declared right, the second in its final declaration.
+    DRAW = "draw"
+    #: 2 players: the first player declared right and the second, in its final
+    #: declaration, was wrong or passed.
+    FINAL_DECLARATION_WRONG = "final_declaration_wrong"
+    #: The question cards ran out and the last turns are over.
+    NO_CARDS = "no_cards"
+    #: 3–4 players: all but one declared right, so every place is decided.
+    PLACES_DECIDED = "places_decided"
+    #: 3–4 players: everyone has declared, before the cards ran out.
+    NO_DECLARERS = "no_declarers"
+
+
+def revealed(hands: tuple[tuple[str, ...], ...], centre: tuple[str, ...]) -> dict[str, JSON]:
+    """Every tile, as the end reveals it (``GameEnded.revealed``, and a finished game's view).
+
+    >>> revealed((("R0", "B1"), ("G2", "R3")), ("B4",))
+    {'hands': [['R0', 'B1'], ['G2', 'R3']], 'centre': []}
+    """
+    # With 2 players the centre holds the tiles set aside, which nobody ever sees.
+    return {"hands": [list(h) for h in hands], "centre": list(centre) if len(hands) > 2 else []}
 
 
 #: The events the public log keeps.

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from bodoge.core.game import Bot, Event, Game, Result, Seat, StatField
 from bodoge.games.tagiron import moves, rules, statistics, views
+from bodoge.games.tagiron.events import TagironEnd
 from bodoge.games.tagiron.moves import TagironMove
 from bodoge.games.tagiron.options import (
     MAX_PLAYERS,
@@ -24,7 +25,7 @@ from bodoge.games.tagiron.options import (
 )
 from bodoge.games.tagiron.state import TagironState
 
-__all__ = ["TagironGame"]
+__all__ = ["GAME", "TagironGame"]
 
 #: The bots' levels (the bots themselves load only when one is asked for: see :meth:`bot`).
 BOT_LEVELS = ("easy", "normal", "expert")
@@ -38,6 +39,7 @@ class TagironGame(Game[TagironState, TagironMove, TagironOptions]):
     min_seats: ClassVar[int] = MIN_PLAYERS
     max_seats: ClassVar[int] = MAX_PLAYERS
     bot_levels: ClassVar[tuple[str, ...]] = BOT_LEVELS
+    end_reasons: ClassVar[tuple[str, ...]] = tuple(TagironEnd)
     has_assistant: ClassVar[bool] = True
     stat_fields: ClassVar[tuple[StatField, ...]] = statistics.FIELDS
 
@@ -111,3 +113,7 @@ class TagironGame(Game[TagironState, TagironMove, TagironOptions]):
         from bodoge.games.tagiron.ai.bots import make_bot
 
         return make_bot(level)
+
+
+#: What the registry (:mod:`bodoge.games`) makes this game from.
+GAME = TagironGame

@@ -364,7 +364,7 @@ def review_seat(
 
     def deduction(t: int) -> Deduction:
         if t not in memo:
-            memo[t] = deduce(Position.from_view({**seen[t], "seat": seat}))
+            memo[t] = deduce(Position.from_view({**seen[t], "you": seat}))
         return memo[t]
 
     expert_memo: dict[int, bool] = {}

@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from bodoge.core.errors import BadOptions, GameFinished, NotYourTurn
-from bodoge.core.game import EndReason, Event, Move, Result, Seat
+from bodoge.core.game import Event, Move, Result, Seat
 from bodoge.core.rng import rng
+from bodoge.core.vocabulary import GameEnded, TurnStarted
 from bodoge.games.tagiron.answers import answer, check_choice
 from bodoge.games.tagiron.cards import CARDS, answering_seats, cards_for
 from bodoge.games.tagiron.errors import (
@@ -37,10 +38,10 @@ from bodoge.games.tagiron.events import (
     Asked,
     CardRevealed,
     Declared,
-    GameEnded,
     Passed,
     PhaseChanged,
-    TurnStarted,
+    TagironEnd,
+    revealed,
 )
 from bodoge.games.tagiron.moves import Ask, Declare, Pass
 from bodoge.games.tagiron.options import TagironOptions, hand_size
@@ -197,7 +198,7 @@ def _pass(state: TagironState, seat: Seat) -> tuple[TagironState, list[Event]]:
     events: list[Event] = [passed]
     if state.phase == "final_declaration":
         return _finish(
-            state, _places_for_winner(state.first), EndReason.FINAL_DECLARATION_WRONG, events
+            state, _places_for_winner(state.first), TagironEnd.FINAL_DECLARATION_WRONG, events
         )
     return _next_last_turn(replace(state, last_turns=state.last_turns[1:]), events)
 
@@ -208,10 +209,10 @@ def _after_two_player_declaration(
     second = 1 - state.first
     if state.phase == "final_declaration":
         places = (1, 1) if right else _places_for_winner(state.first)
-        reason = EndReason.DRAW if right else EndReason.FINAL_DECLARATION_WRONG
+        reason = TagironEnd.DRAW if right else TagironEnd.FINAL_DECLARATION_WRONG
         return _finish(state, places, reason, events)
     if right and seat == second:
-        return _finish(state, _places_for_winner(second), EndReason.DECLARED, events)
+        return _finish(state, _places_for_winner(second), TagironEnd.DECLARED, events)
     if right:
         state = replace(state, phase="final_declaration", turn=second, right_order=(seat,))
         events += [PhaseChanged("final_declaration"), TurnStarted(second)]
@@ -266,7 +267,7 @@ def _advance(
 def _next_last_turn(state: TagironState, events: list[Event]) -> tuple[TagironState, list[Event]]:
     if not state.last_turns:
         if state.players == 2:
-            return _finish(state, (1, 1), EndReason.NO_CARDS, events)
+            return _finish(state, (1, 1), TagironEnd.NO_CARDS, events)
         return _finish_group(state, events)
     nxt = state.last_turns[0]
     events.append(TurnStarted(nxt))
@@ -283,17 +284,17 @@ def _finish_group(state: TagironState, events: list[Event]) -> tuple[TagironStat
             if state.status[s] == "active":
                 places[s] = state.players
     if decided:
-        reason = EndReason.PLACES_DECIDED
+        reason = TagironEnd.PLACES_DECIDED
     elif state.phase == "last_turns":
-        reason = EndReason.NO_CARDS
+        reason = TagironEnd.NO_CARDS
     else:
-        reason = EndReason.NO_DECLARERS
+        reason = TagironEnd.NO_DECLARERS
     return _finish(state, tuple(places), reason, events)
 
 
 def _finish(
-    state: TagironState, places: tuple[int | None, ...], reason: EndReason, events: list[Event]
+    state: TagironState, places: tuple[int | None, ...], reason: TagironEnd, events: list[Event]
 ) -> tuple[TagironState, list[Event]]:
     result = Result(tuple(places), reason)
-    events.append(GameEnded(result, state.hands, state.centre))
+    events.append(GameEnded(result, revealed(state.hands, state.centre)))
     return replace(state, phase="ended", turn=None, last_turns=(), result=result), events

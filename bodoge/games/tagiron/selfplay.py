@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from bodoge.core.errors import GameError
-from bodoge.core.game import EndReason, Move
+from bodoge.core.game import Move
 from bodoge.core.rng import derive_seed, rng
 from bodoge.games.tagiron.ai.bots import TagironBot, make_bot
 from bodoge.games.tagiron.ai.duel import DuelExpert
@@ -50,7 +50,7 @@ class GameRecord:
     seed: int
     levels: tuple[str, ...]
     places: tuple[int | None, ...]
-    reason: EndReason
+    reason: str
     questions: int
     #: Seat of each declaration and whether it was right.
     declarations: tuple[tuple[int, bool], ...] = ()

@@ -12,6 +12,8 @@ revealed.
 >>> mine = view(state, 0)
 >>> len(mine["hand"]), mine["centre_size"], "centre" in mine, view(state, None)["hand"]
 (5, 5, False, None)
+>>> mine["you"], mine["players"], mine["hand_counts"], mine["to_act"] == [state.turn]
+(0, 3, [5, 5, 5], True)
 """
 
 from __future__ import annotations
@@ -19,49 +21,54 @@ from __future__ import annotations
 from bodoge.core.game import Event, Seat
 from bodoge.core.identity_cache import identity_cache
 from bodoge.core.values import JSON
+from bodoge.core.vocabulary import GameEnded, TableFacts, TurnStarted
 from bodoge.games.tagiron.events import (
     Asked,
     CardRevealed,
     Declared,
-    GameEnded,
     LogEntry,
     Passed,
     PhaseChanged,
-    TurnStarted,
+    revealed,
 )
+from bodoge.games.tagiron.rules import to_act
 from bodoge.games.tagiron.state import TagironState
 
 
 def view(state: TagironState, seat: Seat | None) -> dict[str, JSON]:
     """The game as ``seat`` sees it (``None``: a spectator, who sees no hand).
 
-    Keys: ``game``, ``players``, ``seat`` (the viewer), ``hand`` (yours),
-    ``hand_sizes``, ``centre_size``, ``face_up``, ``deck`` (cards left),
-    ``first``, ``turn``, ``phase``, ``status``, ``places``, ``may_ask``,
-    ``may_declare``, ``may_pass``, ``log``, ``result`` and ``revealed`` (every
-    hand and the centre, once the game is over).
+    Keys: ``game``; the table's facts every game shares
+    (:class:`~bodoge.core.vocabulary.TableFacts`: ``players``, ``you``, ``turn``,
+    ``to_act``, ``result``, ``hand_counts``, ``deck_count`` — the question cards
+    left); then ``hand`` (yours), ``centre_size``, ``face_up``, ``first``,
+    ``phase``, ``status``, ``may_ask``, ``may_declare``, ``may_pass``, ``log`` and
+    ``revealed`` (every hand and the centre, once the game is over).
     """
     ended = state.phase == "ended"
+    facts = TableFacts(
+        players=state.players,
+        you=seat,
+        turn=state.turn,
+        to_act=to_act(state),  # nobody is awaited in secret: every seat may know
+        result=state.result,
+        hand_counts=[len(h) for h in state.hands],
+        deck_count=len(state.deck),
+    )
     return {
         "game": "tagiron",
-        "players": state.players,
-        "seat": seat,
+        **facts.to_json(),
         "hand": list(state.hands[seat]) if seat is not None else None,
-        "hand_sizes": [len(h) for h in state.hands],
         "centre_size": len(state.centre) if state.players > 2 else 0,
         "face_up": list(state.face_up),
-        "deck": len(state.deck),
         "first": state.first,
-        "turn": state.turn,
         "phase": state.phase,
         "status": list(state.status),
-        "places": [None] * state.players if state.result is None else list(state.result.places),
         "may_ask": seat is not None and state.may_ask(seat),
         "may_declare": seat is not None and state.may_declare(seat),
         "may_pass": seat is not None and state.may_pass(seat),
         "log": [log_entry_json(e, seat, ended=ended) for e in state.log],
-        "result": state.result.to_json() if state.result else None,
-        "revealed": _revealed(state.hands, state.centre) if ended else None,
+        "revealed": revealed(state.hands, state.centre) if ended else None,
     }
 
 
@@ -109,17 +116,6 @@ def observe(event: Event, seat: Seat | None) -> dict[str, JSON] | None:
         return {"type": "card_revealed", "card": event.card, "slot": event.slot}
     if isinstance(event, PhaseChanged):
         return {"type": "phase", "phase": event.phase}
-    if isinstance(event, TurnStarted):
-        return {"type": "turn_started", "seat": event.seat}
-    if isinstance(event, GameEnded):
-        return {
-            "type": "game_ended",
-            "result": event.result.to_json(),
-            "revealed": _revealed(event.hands, event.centre),
-        }
+    if isinstance(event, TurnStarted | GameEnded):
+        return event.to_json()
     raise TypeError(f"unknown Tagiron event {event!r}")
-
-
-def _revealed(hands: tuple[tuple[str, ...], ...], centre: tuple[str, ...]) -> dict[str, JSON]:
-    # With 2 players the centre holds the tiles set aside, which nobody ever sees.
-    return {"hands": [list(h) for h in hands], "centre": list(centre) if len(hands) > 2 else []}

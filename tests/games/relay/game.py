@@ -2,6 +2,9 @@
 
 It exercises what Tagiron does not: several seats awaited at once, a rule
 clock whose move comes from the table (``seat=None``), and a secret per seat.
+It is also the model of a game added to bodoge: everything it needs is in this
+folder, it speaks the table's shared vocabulary (:mod:`bodoge.core.vocabulary`)
+and declares its own end reason; one line registers it (``tests/test_third_game.py``).
 """
 
 from __future__ import annotations
@@ -12,8 +15,12 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from bodoge.core.errors import BadMove, BadOptions, GameFinished, IllegalMove, NotYourTurn
-from bodoge.core.game import Bot, Clock, EndReason, Event, Game, Move, Result, Seat
+from bodoge.core.game import Bot, Clock, Event, Game, Move, Result, Seat
 from bodoge.core.values import JSON
+from bodoge.core.vocabulary import GameEnded, TableFacts
+
+#: Relay's one way to end: every round was played.
+ROUNDS_PLAYED = "rounds_played"
 
 
 @dataclass(frozen=True)
@@ -84,6 +91,7 @@ class RelayGame(Game[RelayState, Move, RelayOptions]):
     max_seats: ClassVar[int] = 4
     bot_levels: ClassVar[tuple[str, ...]] = ("plain",)
     has_assistant: ClassVar[bool] = True
+    end_reasons: ClassVar[tuple[str, ...]] = (ROUNDS_PLAYED,)
 
     def options(self, raw: Mapping[str, JSON] | None = None) -> RelayOptions:
         raw = dict(raw or {})
@@ -122,7 +130,7 @@ class RelayGame(Game[RelayState, Move, RelayOptions]):
         if isinstance(move, TimeUp):
             if seat is not None or not state.voting:
                 raise IllegalMove("only the table's clock calls time")
-            return self._next_turn(state), [Voted(None)]
+            return self._ended(self._next_turn(state), [Voted(None)])
         if seat not in self.to_act(state):
             raise NotYourTurn("not your turn")
         if isinstance(move, Say) and not state.voting:
@@ -132,8 +140,12 @@ class RelayGame(Game[RelayState, Move, RelayOptions]):
             new = replace(state, voted=state.voted | {seat})
             if not self._voters(new):
                 new = self._next_turn(new)
-            return new, [Voted(seat)]
+            return self._ended(new, [Voted(seat)])
         raise IllegalMove("say on your turn, vote on the others'")
+
+    def _ended(self, state: RelayState, events: list[Event]) -> tuple[RelayState, list[Event]]:
+        result = self.result(state)
+        return state, events if result is None else [*events, GameEnded(result)]
 
     def _next_turn(self, state: RelayState) -> RelayState:
         return replace(
@@ -150,8 +162,15 @@ class RelayGame(Game[RelayState, Move, RelayOptions]):
         return None
 
     def view(self, state: RelayState, seat: Seat | None) -> dict[str, JSON]:
+        facts = TableFacts(
+            players=state.options.players,
+            you=seat,
+            turn=None if state.over else state.turn,
+            to_act=self.to_act(state),
+            result=self.result(state),
+        )
         return {
-            "turn": state.turn,
+            **facts.to_json(),
             "round": state.round,
             "voting": state.voting,
             "to_vote": sorted(self._voters(state)) if state.voting else [],
@@ -165,13 +184,15 @@ class RelayGame(Game[RelayState, Move, RelayOptions]):
             return {"type": "said", "seat": event.seat, "word": event.word}
         if isinstance(event, Voted):
             return {"type": "voted", "seat": event.seat}
+        if isinstance(event, GameEnded):
+            return event.to_json()
         raise TypeError(event)
 
     def result(self, state: RelayState) -> Result | None:
         if not state.over:
             return None
         # every seat shares first place once the rounds are played
-        return Result((1,) * state.options.players, EndReason.PLACES_DECIDED)
+        return Result((1,) * state.options.players, ROUNDS_PLAYED)
 
     def move_from_json(self, data: Mapping[str, JSON]) -> Move:
         kind = data.get("type")
@@ -199,3 +220,7 @@ class RelayGame(Game[RelayState, Move, RelayOptions]):
 
     def assist(self, view: Mapping[str, JSON], seat: Seat) -> dict[str, JSON] | None:
         return {"words_so_far": len(view["words"]), "seat": seat}
+
+
+#: What the registry (``bodoge.games.GAMES``) makes this game from, once a line registers it.
+GAME = RelayGame

@@ -26,7 +26,7 @@ def analyse_view(view: Mapping[str, JSON], seat: int) -> dict[str, JSON] | None:
     tiles) or the centre (3–4 players: ``tiles`` gives each tile's chance to be
     there).  ``None`` once the game is over: everything is revealed then.
     """
-    if view.get("phase") == "ended" or view.get("seat") != seat:
+    if view.get("phase") == "ended" or view.get("you") != seat:
         return None
     deduction = analyse(Position.from_view(view))
     report: dict[str, JSON] = {

@@ -80,7 +80,7 @@ class TagironBot(Bot[TagironMove]):
         return found
 
     def act(self, view: Mapping[str, JSON], seat: Seat, rng: random.Random) -> TagironMove | None:
-        if view["phase"] == "ended" or view.get("seat", seat) != seat:
+        if view["phase"] == "ended" or view.get("you", seat) != seat:
             return None
         my_turn = view["turn"] == seat
         if not my_turn and not (view["players"] > 2 and view["may_declare"]):

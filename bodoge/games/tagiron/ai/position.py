@@ -113,9 +113,9 @@ class Position:
     @classmethod
     def from_view(cls, view: Mapping[str, JSON]) -> Position:
         """The position of the seat whose view this is (a bot's input)."""
-        return cls.from_json(
-            {k: view[k] for k in ("players", "seat", "hand", "face_up", "log")}, strict=False
-        )
+        # A view names the viewer's seat ``you`` (as every game's view does); a position, ``seat``.
+        data = {k: view[k] for k in ("players", "hand", "face_up", "log")}
+        return cls.from_json({**data, "seat": view["you"]}, strict=False)
 
     @classmethod
     def from_json(cls, data: JSON, *, strict: bool = True) -> Position:
