@@ -141,7 +141,8 @@ def test_whole_games_end_as_the_rules_say(players: int, seed: int) -> None:
     # Winners: exactly the empty hands; all places 1 or 2.
     winners = tuple(s for s in range(players) if not final.hands[s])
     assert emptier.seat in winners
-    assert result.winners == winners == flat[-1].winners
+    assert result.winners == winners == flat[-1].result.winners
+    assert flat[-1].result == result
     assert set(result.places) <= {1, 2} and len(result.places) == players
     assert result.places.count(1) == len(winners)
     assert sum(map(len, final.hands)) + len(final.chain) == players * hand_size(players) + 1
@@ -307,9 +308,10 @@ def test_the_log_is_the_whole_game_and_the_same_for_everyone(secret: bool) -> No
     assert all("cards" not in e for e in logged if e["type"] == "cards_exchanged")
     resolved = [e for e in logged if e["type"] == "vote_resolved"]
     assert all(("votes" in e) != secret for e in resolved)
-    assert logged[-1]["type"] == "game_ended" and logged[-1]["reason"] == "hand_emptied"
+    assert logged[-1]["type"] == "game_ended"
+    assert logged[-1]["result"]["reason"] == "hand_emptied"
     final = played.states[-1]
-    assert logged[-1]["cards"] == [len(h) for h in final.hands]
+    assert logged[-1]["revealed"] == {"hand_counts": [len(h) for h in final.hands]}
 
 
 # -- what the game declares, and its moves' JSON ------------------------------------------------

@@ -17,7 +17,7 @@ from bodoge.core.errors import (
     IllegalMove,
     NotYourTurn,
 )
-from bodoge.core.game import Clock
+from bodoge.core.game import Clock, Result
 from bodoge.core.rng import rng
 from bodoge.games.illustori import rules
 from bodoge.games.illustori.events import (
@@ -562,7 +562,7 @@ def test_the_final_round_ends_with_the_givers_turn() -> None:
     assert not any(isinstance(e, FinalRound) for e in events)  # already the final round
     # The giver's turn ends the game, whatever happens in it.
     state, events = rules.apply(state, 2, PlayCard(state.hands[2][0], "よよん"))
-    assert isinstance(events[-1], GameEnded) and events[-1].winners == (0,)
+    assert isinstance(events[-1], GameEnded) and events[-1].result.winners == (0,)
     assert state.phase == "ended" and rules.to_act(state) == frozenset()
     result = rules.result(state)
     assert result is not None and result.places == (1, 2, 2, 2) and result.winners == (0,)
@@ -643,7 +643,7 @@ def test_three_rounds_without_a_word_end_the_game() -> None:
     last = state.hands[2][0]
     state, events = rules.apply(state, 2, Exchange((last,)))  # the ninth turn: three rounds
     assert state.phase == "ended" and state.stalled and rules.to_act(state) == frozenset()
-    assert events[-1] == GameEnded((2,), "stalled", (2, 3, 1))
+    assert events[-1] == GameEnded(Result((2, 3, 1), "stalled"), {"hand_counts": [2, 3, 1]})
     assert not any(isinstance(e, TurnStarted) for e in events)
     result = rules.result(state)
     assert result is not None and result.reason == "stalled"

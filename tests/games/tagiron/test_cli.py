@@ -61,7 +61,7 @@ def test_solve_three_players_accepts_the_view_log_shape(tmp_path, capsys) -> Non
     for _ in range(3):
         state, _ = game.apply(state, state.turn, questions(state)[0])
     view = game.view(state, 1)
-    position = {k: view[k] for k in ("players", "seat", "hand", "face_up", "log")}
+    position = {k: view[k] for k in ("players", "hand", "face_up", "log")} | {"seat": view["you"]}
     assert main(["tagiron", "solve", write(tmp_path, position), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["candidates"] >= 1
