@@ -96,13 +96,18 @@ def test_the_error_code_enum_is_every_code_the_code_defines() -> None:
     assert set(enum) == set(ERRORS) | _every_game_error_code()
 
 
-def test_the_end_reasons_are_exactly_the_enum_and_each_game_narrows_them() -> None:
-    reasons = _load("common.json")["$defs"]["end_reason"]["enum"]
-    assert len(reasons) == len(set(reasons))
-    assert set(reasons) == {r.value for r in EndReason}
-    for game_id in games():
+def test_the_end_reasons_are_the_tables_and_each_games_own() -> None:
+    """Core's schema knows only the table's reasons; each game's lists exactly its declared
+    reasons and the table's."""
+    common = _load("common.json")["$defs"]
+    table = common["table_end_reason"]["enum"]
+    assert len(table) == len(set(table)) and set(table) == {r.value for r in EndReason}
+    pattern = Draft202012Validator(common["end_reason"])
+    for game_id, game in games().items():
         narrowed = _load(f"games/{game_id}/result.json")["properties"]["reason"]["enum"]
-        assert EndReason.ABANDONED in narrowed and set(narrowed) <= set(reasons), game_id
+        assert len(narrowed) == len(set(narrowed)), game_id
+        assert set(narrowed) == set(game.all_end_reasons()), game_id
+        assert EndReason.ABANDONED in narrowed and all(pattern.is_valid(r) for r in narrowed)
 
 
 def _overrides(game: Game, method: str) -> bool:
@@ -339,7 +344,7 @@ def _problems(*frames: str) -> list[str]:
 
 def test_the_checker_accepts_a_good_snapshot_and_patch() -> None:
     turn = {"type": "turn_started", "seat": 0}
-    ops = [{"op": "replace", "path": "/deck", "value": 14}]
+    ops = [{"op": "replace", "path": "/deck_count", "value": 14}]
     assert _problems(json.dumps(_snapshot()), _event(ops, [turn])) == []
 
 
@@ -366,9 +371,9 @@ def test_the_checker_catches_a_patch_that_does_not_apply() -> None:
 
 
 def test_the_checker_catches_a_patch_that_builds_a_bad_view() -> None:
-    ops = [{"op": "replace", "path": "/deck", "value": -1}]
+    ops = [{"op": "replace", "path": "/deck_count", "value": -1}]
     problems = _problems(json.dumps(_snapshot()), _event(ops))
-    assert problems and problems[0].startswith("event: the view after move 1: at $.deck")
+    assert problems and problems[0].startswith("event: the view after move 1: at $.deck_count")
 
 
 def test_the_checker_catches_another_games_event() -> None:
@@ -379,7 +384,7 @@ def test_the_checker_catches_another_games_event() -> None:
 
 def test_the_checker_catches_a_snapshot_that_contradicts_the_patches() -> None:
     later = _snapshot() | {"n": 1}
-    ops = [{"op": "replace", "path": "/deck", "value": 14}]
+    ops = [{"op": "replace", "path": "/deck_count", "value": 14}]
     problems = _problems(json.dumps(_snapshot()), _event(ops), json.dumps(later))
     assert problems == ["table: the view of move 1 is not the one its patches built"]
 
