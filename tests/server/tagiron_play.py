@@ -68,7 +68,7 @@ async def play_seat(
             if message.get("result"):
                 return message
             continue
-        mine = message["you"] if message["type"] == "table" else message["view"]["seat"]
+        mine = message["you"] if message["type"] == "table" else message["view"]["you"]
         awaited = mine in message["to_act"]
         if message["may_act"] and (awaited or rng.random() < out_of_turn):
             move = random_move(message["view"], rng, declare if awaited else 1.0)

@@ -40,7 +40,8 @@ export function logLines(log, moves = []) {
         lines.push({ kind: "final", seat: e.seat, ends_after: e.ends_after });
         break;
       case "game_ended":
-        lines.push({ kind: "end", winners: e.winners, reason: e.reason, cards: e.cards });
+        // Every game's game_ended: the result, and what Illustori shows beside it (the hand counts).
+        lines.push({ kind: "end", winners: e.result.winners, reason: e.result.reason, cards: e.revealed?.hand_counts });
         break;
       case "deck_reshuffled":
         lines.push({ kind: "reshuffle", count: e.count });

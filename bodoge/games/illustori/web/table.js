@@ -110,7 +110,7 @@ export function createTable(ctx) {
 
   function drawSeats() {
     const seats = [];
-    for (let s = 0; s < view.seats; s++) seats.push(s);
+    for (let s = 0; s < view.players; s++) seats.push(s);
     const who = seats.map((s) => {
       const seat = ctx.seat(s);
       return [seat?.kind, seat?.player?.name, seat?.level, seat?.connected];
@@ -325,7 +325,7 @@ export function createTable(ctx) {
 
   function drawStage() {
     const names = [];
-    for (let s = 0; s < view.seats; s++) names.push(ctx.seatName(s));
+    for (let s = 0; s < view.players; s++) names.push(ctx.seatName(s));
     const key = [view.phase, view.pending, view.votes, view.last_vote, view.first_card, view.first_word_giver, you(), busy, names, view.deck, language(), isGiver() && selected];
     section(stage, "stage", key, () => {
       if (view.phase === "first_word") {
@@ -716,7 +716,7 @@ export function createTable(ctx) {
     resultBox.hidden = !result;
     if (!result) return;
     const names = [];
-    for (let s = 0; s < view.seats; s++) names.push(ctx.seatName(s));
+    for (let s = 0; s < view.players; s++) names.push(ctx.seatName(s));
     section(resultBox, "result", [result, view.hand_counts, names, you()], () => {
       const winners = result.winners ?? [];
       const youWon = you() !== null && winners.includes(you());
@@ -761,7 +761,7 @@ export function createTable(ctx) {
     const show = view.final_round && !over();
     // A round without a word: tell everyone how close the table is to ending, stalled.
     const idle = view.idle_turns ?? 0;
-    const stalling = !over() && !view.final_round && view.stall_turns && idle >= view.seats;
+    const stalling = !over() && !view.final_round && view.stall_turns && idle >= view.players;
     notice.hidden = !show && !stalling;
     section(notice, "notice", [show, stalling, idle, view.first_word_giver, ctx.seatName(view.first_word_giver), you()], () =>
       fill(

@@ -26,7 +26,7 @@ function candidate(c) {
  */
 export function normalise(raw, view) {
   if (!raw || typeof raw !== "object") return null;
-  const target = view.players === 2 ? `s${1 - view.seat}` : "centre";
+  const target = view.players === 2 ? `s${1 - view.you}` : "centre";
   const probs = pick(raw, "probabilities") ?? {};
   const slots = pick(raw, "slot_probabilities", "slots", "positions") ?? pick(probs, "slots", "positions") ?? null;
   const tiles = pick(raw, "tile_probabilities", "tiles") ?? pick(probs, "tiles") ?? null;

@@ -34,7 +34,7 @@ function physicalFor(codes, exclude = new Set()) {
  */
 export function declareDialog({ view, fromMemo, fromAssist }) {
   const two = view.players === 2;
-  const size = two ? view.hand_sizes[1 - view.seat] : view.centre_size;
+  const size = two ? view.hand_counts[1 - view.you] : view.centre_size;
   const mine = new Set(physicalFor(view.hand ?? []) ?? []);
   let chosen = [];
   let step = "pick";

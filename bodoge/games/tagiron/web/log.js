@@ -93,7 +93,7 @@ function slots(size, fill) {
 
 /** One log entry.  `ctx` names seats; `view` gives hand sizes and who "you" are. */
 export function logEntry(entry, index, view, ctx) {
-  const you = view.seat;
+  const you = view.you;
   const name = (s) => (s === you ? t("tg.you") : ctx.seatNameNode(s));
   const who = (key, s) => (s === you ? t(`${key}_you`) : tn(key, { name: ctx.seatNameNode(s) }));
   // Every move adds one entry to the log, so entry k is move k + 1: the stand-in's mark.
@@ -126,7 +126,7 @@ export function logEntry(entry, index, view, ctx) {
             "li",
             { class: ["lg-answer", s === you && "lg-answer--you"] },
             h("span", { class: "lg-answerer" }, name(s)),
-            answerView(entry.card, entry.choice, v, view.hand_sizes?.[s] ?? 5),
+            answerView(entry.card, entry.choice, v, view.hand_counts?.[s] ?? 5),
           ),
         ),
       ),

@@ -14,8 +14,8 @@ const SYMBOL = { x: "✕", o: "○", "": "" };
 /** The memo's targets for a view: whose tiles can be deduced. */
 export function memoTargets(view, ctx) {
   const seats = [];
-  for (let s = 0; s < view.players; s++) if (s !== view.seat) seats.push(s);
-  const targets = seats.map((s) => ({ key: `s${s}`, seat: s, label: ctx.seatName(s), node: () => ctx.seatNameNode(s), size: view.hand_sizes[s] }));
+  for (let s = 0; s < view.players; s++) if (s !== view.you) seats.push(s);
+  const targets = seats.map((s) => ({ key: `s${s}`, seat: s, label: ctx.seatName(s), node: () => ctx.seatNameNode(s), size: view.hand_counts[s] }));
   // With 3–4 players the centre is what one declares: it comes first.
   if (view.players > 2) targets.unshift({ key: "centre", seat: null, label: t("tg.centre"), node: () => t("tg.centre"), size: view.centre_size });
   return targets;

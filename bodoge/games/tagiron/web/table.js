@@ -114,7 +114,7 @@ export function createTable(ctx) {
   const tips = createCardTips(cards, { size: () => handSize() });
   board.append(tips.el);
 
-  const you = () => view?.seat ?? null;
+  const you = () => view?.you ?? null;
   const handSize = () => (view?.players === 4 ? 4 : 5);
   const over = () => view?.phase === "ended";
   const assistAllowed = () =>
@@ -126,7 +126,7 @@ export function createTable(ctx) {
   function seatBadges(s) {
     const badges = [];
     const status = view.status?.[s];
-    const place = view.places?.[s];
+    const place = view.result?.places?.[s];
     if (place) badges.push(h("span", { class: ["badge", `badge--place`, `badge--place${place}`] }, t("tg.result.place", { n: place })));
     if (view.players > 2 && status === "right" && !place) badges.push(h("span", { class: "badge badge--right" }, t("tg.status.right")));
     if (status === "eliminated") badges.push(h("span", { class: "badge badge--out" }, t("tg.status.eliminated")));
@@ -142,7 +142,7 @@ export function createTable(ctx) {
       const seat = ctx.seat(s);
       return [s, seat?.kind, seat?.player?.name, seat?.level, seat?.connected];
     });
-    section(opps, "opps", [seatInfo, view.turn, view.status, view.places, view.hand_sizes, revealed, view.first, view.players], () =>
+    section(opps, "opps", [seatInfo, view.turn, view.status, view.result, view.hand_counts, revealed, view.first, view.players], () =>
       fill(
         opps,
         seats.map((s) =>
@@ -161,14 +161,14 @@ export function createTable(ctx) {
               "header",
               { class: "tg-screen-head" },
               ctx.seatChip(s, { turn: view.turn === s && !over() }),
-              h("span", { class: "tg-badges" }, seatBadges(s), h("span", { class: "tg-count", dataset: { testid: "tile-count" } }, t("tg.tile_count", { count: view.hand_sizes[s] }))),
+              h("span", { class: "tg-badges" }, seatBadges(s), h("span", { class: "tg-count", dataset: { testid: "tile-count" } }, t("tg.tile_count", { count: view.hand_counts[s] }))),
             ),
             h(
               "div",
               { class: "tg-screen-panel" },
               revealed
                 ? rack(revealed[s], { size: view.players === 2 ? "lg" : "md", label: ctx.seatName(s) })
-                : rack(view.hand_sizes[s], { size: view.players === 2 ? "lg" : "md", label: ctx.seatName(s) }),
+                : rack(view.hand_counts[s], { size: view.players === 2 ? "lg" : "md", label: ctx.seatName(s) }),
             ),
           ),
         ),
@@ -329,16 +329,16 @@ export function createTable(ctx) {
       fill(cards, slots);
     });
     paintBits();
-    section(deck, "deck", [view.deck, view.players], () =>
+    section(deck, "deck", [view.deck_count, view.players], () =>
       fill(
         deck,
         h(
           "div",
-          { class: ["tg-deck-pile", view.deck === 0 && "tg-deck-pile--empty"], dataset: { testid: "deck" } },
-          view.deck > 0 ? [h("span", { class: "tg-deck-card" }), h("span", { class: "tg-deck-card" }), h("span", { class: "tg-deck-card" })] : null,
-          h("span", { class: "tg-deck-count" }, view.deck > 0 ? String(view.deck) : "0"),
+          { class: ["tg-deck-pile", view.deck_count === 0 && "tg-deck-pile--empty"], dataset: { testid: "deck" } },
+          view.deck_count > 0 ? [h("span", { class: "tg-deck-card" }), h("span", { class: "tg-deck-card" }), h("span", { class: "tg-deck-card" })] : null,
+          h("span", { class: "tg-deck-count" }, view.deck_count > 0 ? String(view.deck_count) : "0"),
         ),
-        h("span", { class: "tg-deck-label" }, view.deck > 0 ? t("tg.deck") : t("tg.deck_empty")),
+        h("span", { class: "tg-deck-label" }, view.deck_count > 0 ? t("tg.deck") : t("tg.deck_empty")),
         view.players === 4 ? h("small", { class: "tg-deck-note" }, t("tg.everyone_answers")) : null,
       ),
     );
@@ -376,7 +376,7 @@ export function createTable(ctx) {
     me.hidden = !mine;
     if (!mine) return;
     const seat = ctx.seat(you());
-    section(meHead, "me-head", [view.turn, view.status?.[you()], view.places?.[you()], seat?.player?.name, seat?.connected, view.first], () =>
+    section(meHead, "me-head", [view.turn, view.status?.[you()], view.result?.places?.[you()], seat?.player?.name, seat?.connected, view.first], () =>
       fill(
         meHead,
         h("h2", { class: "tg-me-title" }, t("tg.your_tiles")),
@@ -434,7 +434,7 @@ export function createTable(ctx) {
   function memoFill() {
     const key = view.players === 2 ? `s${1 - you()}` : "centre";
     const cells = memo.marks(key);
-    const size = view.players === 2 ? view.hand_sizes[1 - you()] : view.centre_size;
+    const size = view.players === 2 ? view.hand_counts[1 - you()] : view.centre_size;
     const codes = [];
     for (let p = 1; p <= size; p++) {
       const marked = Object.entries(cells).filter(([k, v]) => v === "o" && k.startsWith(`${p}:`));
@@ -476,7 +476,7 @@ export function createTable(ctx) {
     if (!result) return;
     const seats = [];
     for (let s = 0; s < view.players; s++) seats.push(s);
-    seats.sort((a, b) => (view.places[a] ?? 99) - (view.places[b] ?? 99));
+    seats.sort((a, b) => (view.result.places[a] ?? 99) - (view.result.places[b] ?? 99));
     const draw = result.winners?.length === view.players || !result.winners?.length;
     section(resultBox, "result", [result, view.revealed, seats.map((s) => ctx.seatName(s))], () =>
       fill(
@@ -501,8 +501,8 @@ export function createTable(ctx) {
             seats.map((s) =>
               h(
                 "li",
-                { class: ["tg-place", view.places[s] === 1 && "tg-place--first"] },
-                h("span", { class: ["place-badge", view.places[s] && `place-badge--${view.places[s]}`] }, view.places[s] ? t("tg.result.place", { n: view.places[s] }) : t("tg.result.unranked")),
+                { class: ["tg-place", view.result.places[s] === 1 && "tg-place--first"] },
+                h("span", { class: ["place-badge", view.result.places[s] && `place-badge--${view.result.places[s]}`] }, view.result.places[s] ? t("tg.result.place", { n: view.result.places[s] }) : t("tg.result.unranked")),
                 ctx.seatChip(s, { where: "result" }),
                 view.revealed ? rack(view.revealed.hands[s], { size: "sm", label: ctx.seatName(s) }) : null,
               ),
@@ -652,7 +652,7 @@ export function createTable(ctx) {
     turnText(s) {
       const v = s.view;
       if (!v || v.phase === "ended" || v.turn === null || v.turn === undefined) return null;
-      const yours = v.turn === v.seat;
+      const yours = v.turn === v.you;
       const name = ctx.seatNameNode(v.turn);
       if (v.phase === "final_declaration") return { text: yours ? t("tg.turn.final_yours") : tn("tg.turn.final_theirs", { name }), mine: yours };
       if (v.phase === "last_turns") return { text: yours ? t("tg.turn.last_yours") : tn("tg.turn.last_theirs", { name }), mine: yours };
