@@ -296,7 +296,7 @@ async def test_a_finished_table_leaves_memory_and_comes_back(
     await asyncio.sleep(0.4)
     assert table not in server.tables.live
     again = await tabs[1].ok("table.open", table=table)
-    assert again["n"] == 2 and again["result"]["reason"] == "places_decided"
+    assert again["n"] == 2 and again["result"]["reason"] == "rounds_played"
     assert again["view"]["secret"] == "secret-1"
     await tabs[1].ok("table.close", table=table)
     # Loaded without anyone opening it (the history endpoint does that): it leaves too.
@@ -446,7 +446,7 @@ async def test_tables_come_back_after_a_restart_with_their_clock(
     await tab.ok("hello", token=None, name="new")
     after = await tab.ok("table.open", table=table)
     assert after["clock"] == before["clock"] and after["n"] == 1
-    assert after["view"] == {**before["view"], "secret": None}
+    assert after["view"] == {**before["view"], "secret": None, "you": None}
 
 
 async def test_bots_fill_seats_and_answer_assist(server: Server) -> None:
