@@ -49,9 +49,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         prog="bodoge", description="A self-hostable online table for Tagiron and Illustori."
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    first = command_modules(argv[:1] if argv else None)
-    known = bool(argv) and argv[0] in first
-    modules = {argv[0]: first[argv[0]]} if known and argv else command_modules()
+    first = argv[0] if argv else None
+    known = command_modules([first]) if first is not None else {}
+    modules = {first: known[first]} if first in known else command_modules()
     for module in modules.values():
         importlib.import_module(module).register(sub)
     return parser

@@ -25,7 +25,7 @@ as in every game's options, and a count of things is ``<things>_count``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from bodoge.core.game import Event, Result, Seat
@@ -56,7 +56,7 @@ class TableFacts:
     players: int
     you: Seat | None
     turn: Seat | None
-    to_act: Sequence[Seat]
+    to_act: Collection[Seat]
     result: Result | None
     hand_counts: Sequence[int] | None = None
     deck_count: int | None = None
