@@ -21,7 +21,7 @@ from starlette.staticfiles import StaticFiles
 
 from bodoge.core.game import Game
 
-WEB_STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
+WEB_STATIC = Path(__file__).resolve().parents[2] / "web" / "static"
 
 # Shown only while the front-end is not installed.
 FALLBACK_PAGE = """<!doctype html>
