@@ -14,13 +14,29 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from bodoge.core.errors import GameError
 from bodoge.core.values import JSON
-from bodoge.server.replication.replica import OwnedElsewhere, table_command
-from bodoge.server.runtime.inbox import Args, R, TableGone
-from bodoge.server.runtime.protocol import ProtocolError, Request, encode, now_ms
+from bodoge.server.edge.requests import (
+    Assist,
+    CloseTable,
+    Command,
+    CreateTable,
+    Hello,
+    LobbySubscribe,
+    LobbyUnsubscribe,
+    OpenTable,
+    Rematch,
+    Rename,
+    Request,
+    parse_command,
+)
+from bodoge.server.replication.replica import OwnedElsewhere
+from bodoge.server.runtime import commands
+from bodoge.server.runtime.commands import TABLE_COMMANDS, Join, TableCommand
+from bodoge.server.runtime.inbox import TableGone
+from bodoge.server.runtime.protocol import ProtocolError, encode, now_ms
 from bodoge.server.runtime.table import LiveTable, Reply
 from bodoge.server.services.identity import Player, hash_token
 from bodoge.server.services.replies import REMEMBERED, RETRY_CODES, RETRY_WAIT_SECONDS
@@ -273,11 +289,16 @@ class Connection:
             self.reply_to(req)({"type": "pong"})
             return
         if req.type == "hello":
-            await self._hello(req)
+            if self.player is not None:
+                raise ProtocolError("bad_message", "hello comes once per connection")
+            hello = parse_command(req, self.limits.chat_chars)
+            assert isinstance(hello, Hello)
+            await self._hello(hello, self.reply_to(req))
             return
         if self.player is None:
             raise ProtocolError("need_hello", "say hello first")
-        handler = HANDLERS[req.type]
+        command = parse_command(req, self.limits.chat_chars)
+        handler = HANDLERS[type(command)]
         if req.id is not None and req.type in REMEMBERED:
             reply, new = await self.server.recent.start(self.player.id, req.data)
             if not new:  # a retry: the first reply again, nothing run twice
@@ -289,23 +310,21 @@ class Connection:
                     ) from None
                 return
             self._retry = (reply, req.id)
-        await handler(self, req, self.player)
+        await handler(self, command, self.player, self.reply_to(req))
 
-    def _refuse_crowd(self, message: str, req: Request | None = None) -> None:
-        self.error(req, "too_many_connections", message)
+    def _refuse_crowd(self, message: str, reply: Reply | None = None) -> None:
+        (reply or self.reply_to(None))(
+            {"type": "error", "code": "too_many_connections", "message": message}
+        )
         self.kick(4029, flush=True)
 
-    async def _hello(self, req: Request) -> None:
-        if self.player is not None:
-            raise ProtocolError("bad_message", "hello comes once per connection")
-        req.opt_str("lang")
+    async def _hello(self, hello: Hello, reply: Reply) -> None:
         players = self.server.players
-        token = req.data.get("token")
-        name = req.data.get("name")
+        token, name = hello.token, hello.name
         if token is not None:
             player = await players.by_token(token)
             if not self.server.admission.enter_player(player.id):
-                self._refuse_crowd("too many connections for this player", req)
+                self._refuse_crowd("too many connections for this player", reply)
                 return
             try:
                 if name is not None:
@@ -333,7 +352,7 @@ class Connection:
         self.player = player
         self.token_hash = hash_token(str(token))
         self.server.sockets.enter(player.id, self)
-        self.reply_to(req)({"type": "welcome", "player": player.to_json(), "token": token})
+        reply({"type": "welcome", "player": player.to_json(), "token": token})
 
     async def _seen(self, player: Player) -> None:
         """Note that the player came back (an idle guest is removed, one seen is not)."""
@@ -344,63 +363,54 @@ class Connection:
         except Exception:
             log.warning("noting that player %s came back failed", player.id, exc_info=True)
 
-    async def _rename(self, req: Request, player: Player) -> None:
-        await self.server.players.rename(player, req.data.get("name"))
+    async def _rename(self, command: Rename, player: Player, reply: Reply) -> None:
+        await self.server.players.rename(player, command.name)
         self.server.renamed(player)
-        self.reply_to(req)({"type": "welcome", "player": player.to_json()})
+        reply({"type": "welcome", "player": player.to_json()})
 
-    async def _lobby_subscribe(self, req: Request, player: Player) -> None:
+    async def _lobby_subscribe(self, command: LobbySubscribe, player: Player, reply: Reply) -> None:
         tables = self.server.tables.open_tables()
-        self.reply_to(req)(self.server.lobby.subscribe(self, tables))
+        reply(self.server.lobby.subscribe(self, tables))
 
-    async def _lobby_unsubscribe(self, req: Request, player: Player) -> None:
+    async def _lobby_unsubscribe(
+        self, command: LobbyUnsubscribe, player: Player, reply: Reply
+    ) -> None:
         self.server.lobby.unsubscribe(self)
-        self.reply_to(req)({"type": "ack"})
+        reply({"type": "ack"})
 
-    async def _table_create(self, req: Request, player: Player) -> None:
+    async def _table_create(self, command: CreateTable, player: Player, reply: Reply) -> None:
         await self.server.tables.create(
-            player,
-            req.str("game"),
-            req.opt_object("options"),
-            req.opt_object("settings"),
-            req.data.get("bots"),
-            self.reply_to(req),
+            player, command.game, command.options, command.settings, command.bots, reply
         )
 
-    async def _table_command(self, req: Request, player: Player) -> None:
+    async def _table_command(self, command: TableCommand, player: Player, reply: Reply) -> None:
         """A command that changes a table: run in its task here, or on its owner (cluster)."""
-        await self._command(req, player, self.reply_to(req))
-
-    async def _command(self, req: Request, player: Player, reply: Reply) -> None:
-        """Run the table command ``req`` where its table runs; its reply goes to ``reply``."""
-        command, args = table_command(req, player.id, player.name, self.limits.chat_chars, reply)
         tables = self.server.tables
-        table_id = req.table()
         if tables.replicas is None:
-            await tables.call(table_id, command, *args)
+            await tables.call(command.table, commands.run, command, player, reply)
             return
 
         async def here() -> None:
-            await tables.call(table_id, command, *args)
+            await tables.call(command.table, commands.run, command, player, reply)
 
-        await tables.replicas.command(req, player, here, reply)
+        await tables.replicas.command(command, player, here, reply)
 
-    async def _table_rematch(self, req: Request, player: Player) -> None:
+    async def _table_rematch(self, command: Rematch, player: Player, reply: Reply) -> None:
         """Propose the rematch of a finished table, or confirm one: two steps, each run by
         the process that runs its table (the finished one, then the rematch)."""
         tables, gone = self.server.tables, None
         for _ in range(2):
-            table_id, seat, made = await self._rematch_for(req.table(), player, gone)
+            table_id, seat, made = await self._rematch_for(command.table, player, gone)
             if made:
                 break
             # Confirming another player's proposal: the same seat there, else a free one.
             joined: list[dict[str, JSON]] = []
             try:
                 try:
-                    await self._join(table_id, player, seat, joined.append)
+                    await self._table_command(Join(table_id, seat), player, joined.append)
                 except ProtocolError as exc:
                     if exc.code == "seat_taken":
-                        await self._join(table_id, player, None, joined.append)
+                        await self._table_command(Join(table_id, None), player, joined.append)
                     elif exc.code != "already_seated":
                         raise
             except ProtocolError as exc:
@@ -408,12 +418,13 @@ class Connection:
                     raise
                 gone = table_id  # everyone left the rematch: propose a new one
                 continue
-            if joined:
-                seat = int(joined[0]["seat"])  # type: ignore[arg-type]
+            joined_seat = joined[0].get("seat") if joined else None
+            if isinstance(joined_seat, int):
+                seat = joined_seat
             else:
                 seat = (await tables.peek(table_id)).seat_of(player.id) or 0
             break
-        self.reply_to(req)({"type": "ack", "table": table_id, "seat": seat})
+        reply({"type": "ack", "table": table_id, "seat": seat})
 
     async def _rematch_for(
         self, table_id: str, player: Player, gone: str | None
@@ -423,16 +434,9 @@ class Connection:
             return await tables.call(table_id, LiveTable.rematch_for, player.id, gone)
         return await tables.replicas.rematch(table_id, player, gone)
 
-    async def _join(self, table_id: str, player: Player, seat: int | None, reply: Reply) -> None:
-        fields: dict[str, JSON] = {"type": "table.join", "table": table_id}
-        if seat is not None:
-            fields["seat"] = seat
-        await self._command(Request(fields), player, reply)
-
-    async def _table_open(self, req: Request, player: Player) -> None:
-        table_id = req.table()
-        since, chat_since = req.opt_int("since"), req.opt_int("chat_since")
-        reply = self.reply_to(req)
+    async def _table_open(self, command: OpenTable, player: Player, reply: Reply) -> None:
+        table_id = command.table
+        since, chat_since = command.since, command.chat_since
         tables = self.server.tables
         replicas = tables.replicas
         if replicas is not None and table_id not in tables.live and replicas.get(table_id):
@@ -443,7 +447,7 @@ class Connection:
             self.opened.add(table_id)
             return
         try:
-            await self._call(req, LiveTable.open, self, player.id, since, chat_since, reply)
+            await tables.call(table_id, LiveTable.open, self, player.id, since, chat_since, reply)
         except OwnedElsewhere as elsewhere:  # cluster: watched through a replica here
             assert replicas is not None
             await replicas.watch(
@@ -451,23 +455,24 @@ class Connection:
             )
         self.opened.add(table_id)
 
-    async def _table_close(self, req: Request, player: Player) -> None:
-        table_id = req.table()
+    async def _table_close(self, command: CloseTable, player: Player, reply: Reply) -> None:
+        table_id = command.table
         if table_id in self.opened:
             self.opened.discard(table_id)
             table = self.server.tables.watched(table_id)
             if table is not None:
                 with contextlib.suppress(TableGone):
                     await table.call(table.close, self)
-        self.reply_to(req)({"type": "ack", "table": table_id})
+        reply({"type": "ack", "table": table_id})
 
-    async def _assist(self, req: Request, player: Player) -> None:
-        table_id = req.table()
+    async def _assist(self, command: Assist, player: Player, reply: Reply) -> None:
+        table_id = command.table
+        tables = self.server.tables
         try:
-            n, seat, view = await self._call(req, LiveTable.view_for_assist, player.id)
-            game = (await self.server.tables.get(table_id)).game
+            n, seat, view = await tables.call(table_id, LiveTable.view_for_assist, player.id)
+            game = (await tables.get(table_id)).game
         except OwnedElsewhere as elsewhere:  # cluster: the replica here knows the view
-            replicas = self.server.tables.replicas
+            replicas = tables.replicas
             assert replicas is not None
             n, seat, view = await replicas.watch(
                 table_id, elsewhere.owner, LiveTable.view_for_assist, player.id
@@ -476,36 +481,23 @@ class Connection:
         analysis = await self.server.bots.assist(game.id, view, seat)
         if analysis is None:
             raise ProtocolError("no_assistant", f"{game.id} has no assistant")
-        self.reply_to(req)({"type": "assist", "table": table_id, "n": n, "analysis": analysis})
-
-    async def _call(
-        self, req: Request, command: Callable[[LiveTable, *Args], Awaitable[R]], *args: *Args
-    ) -> R:
-        """Run ``command`` (a :class:`LiveTable` method) on the request's table, in its task."""
-        return await self.server.tables.call(req.table(), command, *args)
+        reply({"type": "assist", "table": table_id, "n": n, "analysis": analysis})
 
 
-Handler = Callable[[Connection, Request, Player], Awaitable[None]]
+C = TypeVar("C")
+Handler = Callable[[Connection, C, Player, Reply], Awaitable[None]]
 
-#: The handler of each request a client may send once it said ``hello`` (``ping`` and
-#: ``hello`` themselves are answered before: they need no player).  ``Request.parse``
-#: refuses any other type, so every type that gets this far has a handler here.
-HANDLERS: dict[str, Handler] = {
-    "rename": Connection._rename,
-    "lobby.subscribe": Connection._lobby_subscribe,
-    "lobby.unsubscribe": Connection._lobby_unsubscribe,
-    "table.create": Connection._table_create,
-    "table.join": Connection._table_command,
-    "table.leave": Connection._table_command,
-    "table.add_bot": Connection._table_command,
-    "table.remove_bot": Connection._table_command,
-    "table.remove_player": Connection._table_command,
-    "table.start": Connection._table_command,
-    "table.rematch": Connection._table_rematch,
-    "table.settings": Connection._table_command,
-    "table.open": Connection._table_open,
-    "table.close": Connection._table_close,
-    "move": Connection._table_command,
-    "chat": Connection._table_command,
-    "assist": Connection._assist,
+#: The handler of each command a client may send once it said ``hello`` (``ping`` and
+#: ``hello`` themselves are answered before: they need no player).  ``parse_command``
+#: refuses any other type, so every command that gets this far has a handler here.
+HANDLERS: dict[type[Command], Handler[Any]] = {
+    Rename: Connection._rename,
+    LobbySubscribe: Connection._lobby_subscribe,
+    LobbyUnsubscribe: Connection._lobby_unsubscribe,
+    CreateTable: Connection._table_create,
+    Rematch: Connection._table_rematch,
+    OpenTable: Connection._table_open,
+    CloseTable: Connection._table_close,
+    Assist: Connection._assist,
+    **dict.fromkeys(TABLE_COMMANDS.values(), Connection._table_command),
 }

@@ -44,10 +44,12 @@ from bodoge.cluster.tasks import cancel_and_wait
 from bodoge.core.errors import GameError
 from bodoge.core.game import Game, Seat
 from bodoge.core.values import JSON
+from bodoge.server.runtime import commands
 from bodoge.server.runtime.chat import ChatLine
+from bodoge.server.runtime.commands import TableCommand
 from bodoge.server.runtime.fanout import Subscriber
 from bodoge.server.runtime.inbox import TableGone
-from bodoge.server.runtime.protocol import ProtocolError, Request
+from bodoge.server.runtime.protocol import ProtocolError
 from bodoge.server.runtime.render import Step
 from bodoge.server.runtime.seating import Seating
 from bodoge.server.runtime.settings import settings_from_json
@@ -82,45 +84,6 @@ class OwnedElsewhere(ProtocolError):
         super().__init__("table_unavailable", "another server process runs this table")
         self.table_id = table_id
         self.owner = owner
-
-
-def table_command(
-    req: Request, player_id: str, name: str, chat_chars: int, reply: Reply
-) -> tuple[Callable[..., Awaitable[Any]], tuple[Any, ...]]:
-    """The :class:`LiveTable` method a table command runs, with its arguments.
-
-    One place for both ends: a connection's own process, and the owner running a command
-    another process forwarded.
-    """
-    from bodoge.server.services.identity import check_text
-
-    kind = req.type
-    if kind == "table.join":
-        return LiveTable.join, (player_id, req.opt_int("seat"), reply)
-    if kind == "table.leave":
-        return LiveTable.leave, (player_id, reply)
-    if kind == "table.add_bot":
-        return LiveTable.add_bot, (player_id, req.int("seat"), req.str("level"), reply)
-    if kind == "table.remove_bot":
-        return LiveTable.remove_bot, (player_id, req.int("seat"), reply)
-    if kind == "table.remove_player":
-        return LiveTable.remove_player, (player_id, req.int("seat"), reply)
-    if kind == "table.start":
-        return LiveTable.begin, (player_id, reply)
-    if kind == "table.settings":
-        settings, options = req.opt_object("settings"), req.opt_object("options")
-        if settings is None and options is None:
-            raise ProtocolError("bad_message", "table.settings needs settings or options")
-        return LiveTable.configure, (player_id, settings, reply, options)
-    if kind == "move":
-        move = req.opt_object("move")
-        if move is None:
-            raise ProtocolError("bad_message", "move needs a move object")
-        return LiveTable.move, (player_id, move, reply)
-    if kind == "chat":
-        text = check_text(req.data.get("text"), chat_chars)
-        return LiveTable.say, (player_id, name, text, reply)
-    raise ProtocolError("bad_message", f"{kind} is not a table command")
 
 
 class Replica(LiveTable):
@@ -616,14 +579,14 @@ class Replicas:
 
     async def command(
         self,
-        req: Request,
+        command: TableCommand,
         player: Player,
         here: Callable[[], Awaitable[Any]],
         reply: Reply,
     ) -> None:
         """A table command from a connection here: run here if this process runs the table
         (or can claim it), else on its owner; the reply goes to ``reply`` either way."""
-        table_id = req.table()
+        table_id = command.table
         replica = self.replicas.get(table_id)
         owner = replica.owner if replica is not None else None
         call: dict[str, JSON] = {
@@ -631,7 +594,7 @@ class Replicas:
             "table": table_id,
             "player": player.id,
             "name": player.name,
-            "request": {k: v for k, v in req.data.items() if k != "id"},
+            "request": commands.to_json(command),
         }
         answer = await self.ask_owner(table_id, owner, call, here=here)
         if answer is None:  # run here, and answered already
@@ -853,11 +816,12 @@ class Replicas:
         player = self.tables.players.get(player_id)
         if player is None:  # held while the command runs, then by the table if it seats them
             player = self.tables.known(player_id, name)
-        req = Request.parse(orjson.dumps(request).decode())
+        try:
+            command = commands.from_json(request)
+        except (ValueError, TypeError):
+            raise Refused({"code": "bad_message", "message": "not a table command"}) from None
         replies: list[dict[str, JSON]] = []
-        limits = self.tables.config.limits
-        command, args = table_command(req, player.id, name, limits.chat_chars, replies.append)
-        await self.tables.call(table_id, command, *args)
+        await self.tables.call(table_id, commands.run, command, player, replies.append)
         table = self.tables.live.get(table_id)
         epoch = self.cluster.ownership.held.get(table_id)
         return {

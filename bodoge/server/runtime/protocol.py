@@ -1,14 +1,8 @@
-"""The WebSocket protocol's vocabulary: message types, error codes and request parsing.
+"""The WebSocket protocol's vocabulary: message types, error codes and close codes.
 
 ``docs/protocol.md`` documents exactly these types and codes (a test checks
-it), so this module is the one place to add a message.
-
->>> req = Request.parse('{"type": "table.join", "table": "t_ab12", "id": 7}')
->>> req.type, req.id, req.str("table"), req.opt_int("seat")
-('table.join', 7, 't_ab12', None)
->>> Request.parse('{"type": "dance"}')  # doctest: +IGNORE_EXCEPTION_DETAIL
-Traceback (most recent call last):
-ProtocolError: unknown message type 'dance'
+it), so this module is the one place to add a message.  Reading a client's
+frame into a typed command is the edge's (``bodoge.server.edge.requests``).
 """
 
 from __future__ import annotations
@@ -20,7 +14,7 @@ from datetime import UTC, datetime
 
 import orjson
 
-from bodoge.core.values import JSON, is_whole
+from bodoge.core.values import JSON
 
 #: Messages a client sends, with the fields each accepts (besides ``type`` and ``id``).
 CLIENT_MESSAGES: dict[str, frozenset[str]] = {
@@ -163,89 +157,3 @@ def iso(ms: int | None) -> str | None:
     if ms is None:
         return None
     return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-
-
-class Request:
-    """A parsed client message: its type, optional ``id`` and checked fields."""
-
-    __slots__ = ("data", "id", "type")
-
-    def __init__(self, data: dict[str, JSON]) -> None:
-        self.data = data
-        self.id = data.get("id")
-        self.type: str = data["type"]
-
-    @classmethod
-    def parse(cls, text: str) -> Request:
-        """Parse one text frame; raises :class:`ProtocolError` (``bad_json``/``bad_message``)."""
-        try:
-            data = parse_json(text)
-        except (ValueError, RecursionError):
-            raise ProtocolError("bad_json", "the message is not valid JSON") from None
-        if not isinstance(data, dict):
-            raise ProtocolError("bad_json", "a message is a JSON object")
-        rid = data.get("id")
-        if rid is not None and not _good_id(rid):
-            data.pop("id")
-            raise ProtocolError(
-                "bad_message", "id must be a string of up to 64 characters or a safe integer"
-            )
-        kind = data.get("type")
-        if not isinstance(kind, str):
-            raise ProtocolError("bad_message", "a message needs a string type", request_id=rid)
-        fields = CLIENT_MESSAGES.get(kind)
-        if fields is None:
-            raise ProtocolError(
-                "bad_message", f"unknown message type {kind[:40]!r}", request_id=rid
-            )
-        extra = set(data) - fields - {"type", "id"}
-        if extra:
-            raise ProtocolError(
-                "bad_message", f"{kind} has no field {sorted(extra)[0][:40]!r}", request_id=rid
-            )
-        return cls(data)
-
-    # Field readers: each raises bad_message with the field's name.
-
-    def str(self, key: str) -> str:
-        value = self.data.get(key)
-        if not isinstance(value, str):
-            raise ProtocolError("bad_message", f"{self.type} needs a string {key}")
-        return value
-
-    def opt_str(self, key: str) -> str | None:
-        value = self.data.get(key)
-        if value is not None and not isinstance(value, str):
-            raise ProtocolError("bad_message", f"{key} must be a string")
-        return value
-
-    def opt_int(self, key: str) -> int | None:
-        value = self.data.get(key)
-        if value is not None and not is_whole(value):
-            raise ProtocolError("bad_message", f"{key} must be a whole number")
-        return value
-
-    def int(self, key: str) -> int:
-        value = self.opt_int(key)
-        if value is None:
-            raise ProtocolError("bad_message", f"{self.type} needs a whole number {key}")
-        return value
-
-    def opt_object(self, key: str) -> dict[str, JSON] | None:
-        value = self.data.get(key)
-        if value is not None and not isinstance(value, dict):
-            raise ProtocolError("bad_message", f"{key} must be a JSON object")
-        return value
-
-    def table(self) -> str:
-        """The ``table`` field, which must look like a table id."""
-        value = self.str("table")
-        if not TABLE_ID.fullmatch(value):
-            raise ProtocolError("unknown_table", "no such table")
-        return value
-
-
-def _good_id(value: JSON) -> bool:
-    if isinstance(value, str):
-        return len(value) <= 64
-    return is_whole(value) and abs(value) <= MAX_SAFE_INTEGER

@@ -19,15 +19,13 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-import string
 import unicodedata
 import weakref
-from dataclasses import dataclass
 
+from bodoge.server.runtime.players import Player, new_id
 from bodoge.server.runtime.protocol import ProtocolError, now_ms
 from bodoge.store import PlayerRecord, PlayerStore
 
-_ID_ALPHABET = string.ascii_lowercase + string.digits
 # Control characters break layouts and logs; NUL is refused by PostgreSQL text.
 _NAME_FORBIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _TEXT_FORBIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -48,11 +46,6 @@ def new_token() -> str:
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-def new_id(prefix: str, length: int = 10) -> str:
-    """A random id such as ``t_k3x9q2m1a0``: short enough for an invite link."""
-    return prefix + "".join(secrets.choice(_ID_ALPHABET) for _ in range(length))
 
 
 def check_name(raw: object, limit: int = 24) -> str:
@@ -146,17 +139,6 @@ def _utf8(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-@dataclass(eq=False)
-class Player:
-    """A known visitor.  One object per player, shared, so a rename shows everywhere."""
-
-    id: str
-    name: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"id": self.id, "name": self.name}
 
 
 class Players:
