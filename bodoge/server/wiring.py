@@ -21,7 +21,7 @@ from bodoge.cluster.service import ClusterService
 from bodoge.core.values import JSON
 from bodoge.games import registry
 from bodoge.server.edge.admission import Admission
-from bodoge.server.edge.connection import Connection, Transport
+from bodoge.server.edge.connection import Connection, Desk, Transport
 from bodoge.server.edge.metrics import (
     Metrics,
     Probe,
@@ -29,7 +29,9 @@ from bodoge.server.edge.metrics import (
     database_probe,
     schema_probe,
 )
-from bodoge.server.replication.replica import Replicas
+from bodoge.server.edge.pictures import named_sets
+from bodoge.server.replication.cluster_reach import ClusterReach
+from bodoge.server.replication.messages import ListTables, encode_call
 from bodoge.server.runtime.config import ServerConfig
 from bodoge.server.runtime.lobby import Lobby
 from bodoge.server.runtime.stats import Counters
@@ -62,6 +64,8 @@ class Server:
         self.counters = Counters()
         #: New players each client address may make an hour.
         self.new_players = Buckets(config.quotas.new_players_per_hour, name="new_players")
+        #: New tables each player may make an hour.
+        self.new_tables = Buckets(config.quotas.tables_per_hour, name="tables")
         #: Uploads (of a custom deck) each client address may make an hour.
         self.uploads = Buckets(config.quotas.uploads_per_hour, name="uploads")
         #: This process's name in ``/healthz``, ``/metrics`` and (in a cluster) the lease.
@@ -89,6 +93,7 @@ class Server:
         self.reviews: OrderedDict[str, dict[str, JSON]] = OrderedDict()
         #: Reviews being worked out, by table id (visitors asking at once share one).
         self.reviews_running: dict[str, asyncio.Future[dict[str, JSON] | None]] = {}
+        self._desk: Desk | None = None
 
     async def start(self) -> None:
         self.store = self._given_store or await open_store(self.config.db_url)
@@ -114,16 +119,18 @@ class Server:
             self.games,
             self.counters,
             online=self.admission.online,
+            created=self.new_tables,
+            decks_named=named_sets,
         )
         self.ratings = Ratings(self.store, self.games)
         self.tables.on_rated_end = self._rated_game_ended
         if self.config.redis_url is not None:
             await self._join_cluster()
             assert self.cluster is not None
-            self.tables.cluster = self.cluster
-            self.tables.replicas = Replicas(self.tables, self.cluster)
-            await self.tables.replicas.start()
-            await self._cluster_lobby(self.tables.replicas)
+            reach = ClusterReach(self.tables, self.cluster)
+            self.tables.reach = reach  # chosen once: every table here runs under it
+            await reach.start()
+            await self._cluster_lobby()
         await self.tables.restore_open()
         await self.count_decks()
         self.tables.spawn(self.tables.sweep())
@@ -177,12 +184,12 @@ class Server:
         self.store.fence = self.cluster.fence
         # Rates and retried requests are the cluster's: a visitor may land on any process.
         shared = self.cluster.shared
-        rates = (self.new_players, self.uploads, self.tables.created)
+        rates = (self.new_players, self.uploads, self.new_tables)
         for buckets in (*rates, self.accounts.by_address, self.accounts.by_account):
             buckets.share(shared)
         self.recent.share(shared, self.process, self.cluster.alive)
 
-    async def _cluster_lobby(self, replicas: Replicas) -> None:
+    async def _cluster_lobby(self) -> None:
         """Every process's lobby lists every open table of the cluster (see ``lobby.py``)."""
         cluster = self.cluster
         assert cluster is not None
@@ -197,11 +204,7 @@ class Server:
             if isinstance(message, dict) and message.get("process") != me:
                 self.lobby.heard(message)
 
-        async def listed(call: dict[str, JSON]) -> JSON:
-            return [t.summary() for t in self.tables.open_tables()]
-
         self.lobby.publish = publish
-        replicas.ops["lobby"] = listed
         await cluster.bus.subscribe(channel, heard)
         cluster.bus.add_reconnect_hook(self.sync_lobby)
         await self.sync_lobby()
@@ -217,7 +220,8 @@ class Server:
             return
         others = [p for p in processes if p != cluster.process]
         answers = await asyncio.gather(
-            *(cluster.bus.request(p, {"op": "lobby"}) for p in others), return_exceptions=True
+            *(cluster.bus.request(p, encode_call(ListTables())) for p in others),
+            return_exceptions=True,
         )
         summaries: list[dict[str, JSON]] = []
         for process, answer in zip(others, answers, strict=True):
@@ -281,4 +285,19 @@ class Server:
         return probes
 
     def connect(self, transport: Transport, address: str | None = None) -> Connection:
-        return Connection(self, transport, address)
+        if self._desk is None:
+            self._desk = Desk(
+                limits=self.config.limits,
+                store=self.store,
+                players=self.players,
+                admission=self.admission,
+                sockets=self.sockets,
+                recent=self.recent,
+                new_players=self.new_players,
+                counters=self.counters,
+                lobby=self.lobby,
+                tables=self.tables,
+                assistant=self.bots,
+                renamed=self.renamed,
+            )
+        return Connection(self._desk, transport, address)

@@ -24,7 +24,9 @@ from starlette.applications import Starlette
 from bodoge.cluster.namespace import Namespace
 from bodoge.server.edge.api import api_routes
 from bodoge.server.edge.metrics import health
-from bodoge.server.replication.replica import Replica
+from bodoge.server.replication.cluster_reach import ClusterReach
+from bodoge.server.replication.mirror import Mirror
+from bodoge.server.replication.publishing import TablePublisher
 from bodoge.server.runtime.config import Quotas, ServerConfig
 from bodoge.server.runtime.protocol import ProtocolError
 from bodoge.server.services.accounts import SIGNED_OUT
@@ -104,6 +106,20 @@ async def _moves(server: Server, table: str) -> list[int]:
     return [m.n for m in bundle.moves]
 
 
+def _reach(server: Server) -> ClusterReach:
+    reach = server.tables.reach
+    assert isinstance(reach, ClusterReach)
+    return reach
+
+
+def _mirrors(server: Server) -> dict[str, Mirror]:
+    return _reach(server).mirrors.mirrors
+
+
+def _publisher(server: Server) -> TablePublisher:
+    return _reach(server).publisher
+
+
 async def _until(condition: Callable[[], Any], timeout: float = 10.0) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -129,7 +145,7 @@ async def test_a_table_is_played_through_a_process_that_does_not_run_it(
     await other.ok("table.join", table=table)
     for tab in (host, guest, other):
         await tab.ok("table.open", table=table)
-    assert table not in b.tables.live and table in b.tables.replicas.replicas
+    assert table not in b.tables.live and table in _mirrors(b)
     assert await _owner(a, table) == (a.process, 1)
 
     async def everyone_connected() -> bool:  # presence is added up at the owner
@@ -165,7 +181,7 @@ async def test_a_table_is_played_through_a_process_that_does_not_run_it(
         assert [e["n"] for e in tab.events()] == [1, 2, 3, 4]
     assert await _moves(a, table) == [1, 2, 3, 4]
     # The replica renders per seat exactly as the owner does.
-    replica = b.tables.replicas.replicas[table]
+    replica = _mirrors(b)[table]
     assert replica.snapshot(1)["view"] == a.tables.live[table].snapshot(1)["view"]
     assert replica.snapshot(None) == a.tables.live[table].snapshot(None)
 
@@ -208,13 +224,13 @@ async def test_settings_and_rematch_work_from_a_process_that_does_not_run_the_ta
     make_node: Make, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     caught_up: list[str] = []
-    resync = Replica.resync
+    resync = Mirror.resync
 
-    async def counted(replica: Replica) -> None:
+    async def counted(replica: Mirror) -> None:
         caught_up.append(replica.id)
         await resync(replica)
 
-    monkeypatch.setattr(Replica, "resync", counted)
+    monkeypatch.setattr(Mirror, "resync", counted)
     a, b = await make_node(), await make_node()
     (host,) = await _players(a, 1)
     guest, other = await _players(b, 2)
@@ -232,7 +248,7 @@ async def test_settings_and_rematch_work_from_a_process_that_does_not_run_the_ta
     assert refused["type"] == "error" and refused["code"] == "not_host", refused
     await host_on_b.ok("table.settings", table=table, settings={"bot_pace": "slow"})
     assert a.tables.live[table].settings.bot_pace == "slow"
-    assert b.tables.replicas.replicas[table].summary()["settings"]["bot_pace"] == "slow"
+    assert _mirrors(b)[table].summary()["settings"]["bot_pace"] == "slow"
     for tab in (host, guest, other, host_on_b):  # every tab, wherever it is, sees them
         await tab.wait(
             lambda m: m.get("type") == "table" and m["table"]["settings"]["bot_pace"] == "slow"
@@ -311,12 +327,13 @@ async def test_a_replica_that_missed_a_publication_catches_up(make_node: Make) -
     (watcher,) = await _players(b, 1)
     table = (await host.ok("table.create", game="relay", options={"players": 3}))["table"]
     await watcher.ok("table.open", table=table)
-    replica = b.tables.replicas.replicas[table]
+    replica = _mirrors(b)[table]
     await _until(lambda: _true(replica.last_seq is not None))
-    send = a.tables.publish
-    a.tables.publish = lambda *args: None  # type: ignore[method-assign]  # lost
+    publisher = _publisher(a)
+    send = publisher.send
+    publisher.send = lambda *args: None  # type: ignore[method-assign]  # lost
     await third.ok("table.join", table=table)  # a seat taken: its publication never leaves
-    a.tables.publish = send  # type: ignore[method-assign]
+    publisher.send = send  # type: ignore[method-assign]
     await host.ok("chat", table=table, text="hello")  # the next one shows the gap
 
     def seated(m: dict[str, Any]) -> bool:
@@ -367,7 +384,7 @@ async def test_replicas_follow_a_new_owner(make_node: Make) -> None:
     await tabs[0].ok("move", table=table, move={"type": "say", "word": "ringo"})
     await tabs[1].ok("move", table=table, move={"type": "vote", "ok": True})
     # a's last line never leaves it (as if it died between the commit and the publication).
-    a.tables.publish = lambda *args: None  # type: ignore[method-assign]
+    _publisher(a).send = lambda *args: None  # type: ignore[method-assign]
     await tabs[0].ok("chat", table=table, text="last words")
     await a.stop()
 

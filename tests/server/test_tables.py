@@ -155,19 +155,26 @@ async def test_a_single_process_builds_no_publication(
     server: Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Outside a cluster nobody hears what a table publishes: nothing is built for it."""
+    from bodoge.server.replication import publishing
+    from bodoge.server.replication.messages import Published
+    from bodoge.server.runtime.reach import LocalReach
+
+    assert isinstance(server.tables.reach, LocalReach)
     built: Counter[str] = Counter()
-    facts, publish = LiveTable.facts, LiveTable._publish
+    facts, publish = publishing.facts_of, publishing.TablePublisher._publish
 
-    def counted_facts(table: LiveTable) -> dict[str, JSON]:
+    def counted_facts(table: LiveTable, seq: int) -> dict[str, JSON]:
         built["facts"] += 1
-        return facts(table)
+        return facts(table, seq)
 
-    def counted_publish(table: LiveTable, kind: str, **fields: JSON) -> None:
-        built[kind] += 1
-        publish(table, kind, **fields)
+    def counted_publish(
+        publisher: publishing.TablePublisher, table: LiveTable, body: Published
+    ) -> None:
+        built[body.KIND] += 1
+        publish(publisher, table, body)
 
-    monkeypatch.setattr(LiveTable, "facts", counted_facts)
-    monkeypatch.setattr(LiveTable, "_publish", counted_publish)
+    monkeypatch.setattr(publishing, "facts_of", counted_facts)
+    monkeypatch.setattr(publishing.TablePublisher, "_publish", counted_publish)
     tabs = await _tabs(server, 3)
     # Seats change, the game starts, a clock runs (timers change without a move), moves, chat.
     table = await _relay(server, tabs, options={"vote_seconds": 30})

@@ -19,8 +19,8 @@ from bodoge.core.values import JSON
 from bodoge.server.edge.assets import error as http_error
 from bodoge.server.runtime import settings
 from bodoge.server.runtime.protocol import TABLE_ID, ProtocolError, iso
+from bodoge.server.runtime.shown import ShownTable
 from bodoge.server.runtime.stats import GC
-from bodoge.server.runtime.table import LiveTable
 from bodoge.server.services.collector import COLLECTOR
 from bodoge.store import TableBundle
 
@@ -97,7 +97,7 @@ async def table_list(server: Server, request: Request) -> Response:
     return http_error(400, "bad_request", "status is open or finished")
 
 
-async def _table(server: Server, request: Request) -> LiveTable | Response:
+async def _table(server: Server, request: Request) -> ShownTable | Response:
     table_id = request.path_params["table_id"]
     if not TABLE_ID.fullmatch(table_id):
         return http_error(404, "unknown_table", "no such table")
@@ -116,10 +116,10 @@ async def table_summary(server: Server, request: Request) -> Response:
     return JSONResponse(table.summary())
 
 
-async def _finished_table(server: Server, request: Request, shown: str) -> LiveTable | Response:
+async def _finished_table(server: Server, request: Request, shown: str) -> ShownTable | Response:
     """The request's table if its game is over (what is ``shown`` only then), else an error."""
     table = await _table(server, request)
-    if isinstance(table, LiveTable) and table.status != "finished":
+    if isinstance(table, ShownTable) and table.status != "finished":
         return http_error(409, "not_finished", f"the {shown} is shown once the game is over")
     return table
 

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from bodoge.core.errors import GameError
@@ -32,18 +33,28 @@ from bodoge.server.edge.requests import (
     Request,
     parse_command,
 )
-from bodoge.server.replication.replica import OwnedElsewhere
-from bodoge.server.runtime import commands
 from bodoge.server.runtime.commands import TABLE_COMMANDS, Join, TableCommand
+from bodoge.server.runtime.config import Limits
 from bodoge.server.runtime.inbox import TableGone
+from bodoge.server.runtime.lobby import Lobby
 from bodoge.server.runtime.protocol import ProtocolError, encode, now_ms
-from bodoge.server.runtime.table import LiveTable, Reply
-from bodoge.server.services.identity import Player, hash_token
-from bodoge.server.services.replies import REMEMBERED, RETRY_CODES, RETRY_WAIT_SECONDS
-from bodoge.store import StoreUnavailable, is_unavailable
+from bodoge.server.runtime.reach import Reach
+from bodoge.server.runtime.stats import Counters
+from bodoge.server.runtime.table import Reply
+from bodoge.server.runtime.tables import Tables
+from bodoge.server.services.identity import Player, Players, hash_token
+from bodoge.server.services.quotas import Buckets
+from bodoge.server.services.replies import (
+    REMEMBERED,
+    RETRY_CODES,
+    RETRY_WAIT_SECONDS,
+    RecentReplies,
+)
+from bodoge.store import Store, StoreUnavailable, is_unavailable
 
 if TYPE_CHECKING:
-    from bodoge.server.wiring import Server
+    from bodoge.server.edge.admission import Admission
+    from bodoge.server.services.accounts import Sockets
 
 log = logging.getLogger(__name__)
 
@@ -56,15 +67,47 @@ class Transport(Protocol):
     async def close(self, code: int) -> None: ...
 
 
+class Assistant(Protocol):
+    """The games' assistants (``services.bots.BotRunner``)."""
+
+    async def assist(
+        self, game_id: str, view: dict[str, JSON], seat: int
+    ) -> dict[str, JSON] | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Desk:
+    """What connections work with, built once by the wiring: a connection reaches into
+    nothing else (no ``Server``)."""
+
+    limits: Limits
+    store: Store
+    players: Players
+    admission: Admission
+    sockets: Sockets
+    recent: RecentReplies
+    new_players: Buckets
+    counters: Counters
+    lobby: Lobby
+    tables: Tables
+    assistant: Assistant
+    #: A player's new name shows at their tables, on every process.
+    renamed: Callable[[Player], None]
+
+    @property
+    def reach(self) -> Reach:
+        return self.tables.reach
+
+
 class Connection:
     """One client connection: feed it frames with :meth:`run` (or :meth:`receive`)."""
 
-    def __init__(self, server: Server, transport: Transport, address: str | None = None) -> None:
-        self.server = server
+    def __init__(self, desk: Desk, transport: Transport, address: str | None = None) -> None:
+        self.desk = desk
         self.transport = transport
         #: The client's address, counted against ``connections_per_address``.
         self.address = address
-        self.limits = server.config.limits
+        self.limits = desk.limits
         self.player: Player | None = None
         #: The SHA-256 of the token this connection said hello with (signing out ends it).
         self.token_hash: str | None = None
@@ -171,7 +214,7 @@ class Connection:
         """Serve one connection until the client goes (``receive`` returns ``None``)."""
         self.start()
         if self.address is not None:
-            if self.server.admission.enter_address(self.address):
+            if self.desk.admission.enter_address(self.address):
                 self._admitted = True
             else:
                 self._refuse_crowd("too many connections from your address")
@@ -234,7 +277,7 @@ class Connection:
         self._retry = None
         failed = not future.done() or future.result().get("code") in RETRY_CODES
         if failed and self.player is not None:
-            self.server.recent.forget(
+            self.desk.recent.forget(
                 self.player.id,
                 request_id,
                 {"type": "error", "id": request_id, "code": "internal_error", "message": "retry"},
@@ -262,18 +305,18 @@ class Connection:
         if writer is not None:
             writer.cancel()
         if self._admitted and self.address is not None:
-            self.server.admission.leave_address(self.address)
+            self.desk.admission.leave_address(self.address)
         self._admitted = False
         if self.player is not None:
-            self.server.admission.leave_player(self.player.id)
-            self.server.sockets.leave(self.player.id, self)
-        self.server.lobby.unsubscribe(self)
-        tables = self.server.tables
+            self.desk.admission.leave_player(self.player.id)
+            self.desk.sockets.leave(self.player.id, self)
+        self.desk.lobby.unsubscribe(self)
+        tables, reach = self.desk.tables, self.desk.reach
         for table_id in self.opened:
-            table = tables.watched(table_id)
+            table = reach.watched(table_id)
             if table is not None:
-                table.post(table.close, self)
-        if self.player is not None and not self.server.admission.online(self.player.id):
+                table.unwatch_soon(self)
+        if self.player is not None and not self.desk.admission.online(self.player.id):
             # Gone from the server: a full waiting table of theirs may leave the lobby.
             player_id = self.player.id
             for table in list(tables.live.values()):
@@ -300,7 +343,7 @@ class Connection:
         command = parse_command(req, self.limits.chat_chars)
         handler = HANDLERS[type(command)]
         if req.id is not None and req.type in REMEMBERED:
-            reply, new = await self.server.recent.start(self.player.id, req.data)
+            reply, new = await self.desk.recent.start(self.player.id, req.data)
             if not new:  # a retry: the first reply again, nothing run twice
                 try:
                     self.send(await asyncio.wait_for(asyncio.shield(reply), RETRY_WAIT_SECONDS))
@@ -319,25 +362,25 @@ class Connection:
         self.kick(4029, flush=True)
 
     async def _hello(self, hello: Hello, reply: Reply) -> None:
-        players = self.server.players
+        players = self.desk.players
         token, name = hello.token, hello.name
         if token is not None:
             player = await players.by_token(token)
-            if not self.server.admission.enter_player(player.id):
+            if not self.desk.admission.enter_player(player.id):
                 self._refuse_crowd("too many connections for this player", reply)
                 return
             try:
                 if name is not None:
                     await players.rename(player, name)
             except BaseException:
-                self.server.admission.leave_player(player.id)
+                self.desk.admission.leave_player(player.id)
                 raise
             await self._seen(player)
         else:
-            new_players = self.server.new_players
+            new_players = self.desk.new_players
             wait = 0 if self.address is None else await new_players.try_take(self.address)
             if wait:
-                self.server.counters.refused("new_player_rate_limited")
+                self.desk.counters.refused("new_player_rate_limited")
                 raise ProtocolError(
                     "new_player_rate_limited",
                     f"too many new players from your address; the next one in {wait} s",
@@ -348,69 +391,61 @@ class Connection:
                 if self.address is not None:
                     new_players.give_back(self.address)
                 raise
-            self.server.admission.enter_player(player.id)
+            self.desk.admission.enter_player(player.id)
         self.player = player
         self.token_hash = hash_token(str(token))
-        self.server.sockets.enter(player.id, self)
+        self.desk.sockets.enter(player.id, self)
         reply({"type": "welcome", "player": player.to_json(), "token": token})
 
     async def _seen(self, player: Player) -> None:
         """Note that the player came back (an idle guest is removed, one seen is not)."""
         try:
-            await self.server.store.player_seen(player.id, now_ms())
+            await self.desk.store.player_seen(player.id, now_ms())
         except StoreUnavailable as exc:  # bookkeeping: the next hello notes it
             log.warning("noting that player %s came back failed: %s", player.id, exc)
         except Exception:
             log.warning("noting that player %s came back failed", player.id, exc_info=True)
 
     async def _rename(self, command: Rename, player: Player, reply: Reply) -> None:
-        await self.server.players.rename(player, command.name)
-        self.server.renamed(player)
+        await self.desk.players.rename(player, command.name)
+        self.desk.renamed(player)
         reply({"type": "welcome", "player": player.to_json()})
 
     async def _lobby_subscribe(self, command: LobbySubscribe, player: Player, reply: Reply) -> None:
-        tables = self.server.tables.open_tables()
-        reply(self.server.lobby.subscribe(self, tables))
+        tables = self.desk.tables.open_tables()
+        reply(self.desk.lobby.subscribe(self, tables))
 
     async def _lobby_unsubscribe(
         self, command: LobbyUnsubscribe, player: Player, reply: Reply
     ) -> None:
-        self.server.lobby.unsubscribe(self)
+        self.desk.lobby.unsubscribe(self)
         reply({"type": "ack"})
 
     async def _table_create(self, command: CreateTable, player: Player, reply: Reply) -> None:
-        await self.server.tables.create(
+        await self.desk.tables.create(
             player, command.game, command.options, command.settings, command.bots, reply
         )
 
     async def _table_command(self, command: TableCommand, player: Player, reply: Reply) -> None:
-        """A command that changes a table: run in its task here, or on its owner (cluster)."""
-        tables = self.server.tables
-        if tables.replicas is None:
-            await tables.call(command.table, commands.run, command, player, reply)
-            return
-
-        async def here() -> None:
-            await tables.call(command.table, commands.run, command, player, reply)
-
-        await tables.replicas.command(command, player, here, reply)
+        """A command that changes a table: run in its task, wherever that runs."""
+        await self.desk.reach.command(command, player, reply)
 
     async def _table_rematch(self, command: Rematch, player: Player, reply: Reply) -> None:
         """Propose the rematch of a finished table, or confirm one: two steps, each run by
         the process that runs its table (the finished one, then the rematch)."""
-        tables, gone = self.server.tables, None
+        reach, gone = self.desk.reach, None
         for _ in range(2):
-            table_id, seat, made = await self._rematch_for(command.table, player, gone)
+            table_id, seat, made = await reach.rematch(command.table, player, gone)
             if made:
                 break
             # Confirming another player's proposal: the same seat there, else a free one.
             joined: list[dict[str, JSON]] = []
             try:
                 try:
-                    await self._table_command(Join(table_id, seat), player, joined.append)
+                    await reach.command(Join(table_id, seat), player, joined.append)
                 except ProtocolError as exc:
                     if exc.code == "seat_taken":
-                        await self._table_command(Join(table_id, None), player, joined.append)
+                        await reach.command(Join(table_id, None), player, joined.append)
                     elif exc.code != "already_seated":
                         raise
             except ProtocolError as exc:
@@ -422,65 +457,32 @@ class Connection:
             if isinstance(joined_seat, int):
                 seat = joined_seat
             else:
-                seat = (await tables.peek(table_id)).seat_of(player.id) or 0
+                seat = (await reach.peek(table_id)).seat_of(player.id) or 0
             break
         reply({"type": "ack", "table": table_id, "seat": seat})
 
-    async def _rematch_for(
-        self, table_id: str, player: Player, gone: str | None
-    ) -> tuple[str, int, bool]:
-        tables = self.server.tables
-        if tables.replicas is None:
-            return await tables.call(table_id, LiveTable.rematch_for, player.id, gone)
-        return await tables.replicas.rematch(table_id, player, gone)
-
     async def _table_open(self, command: OpenTable, player: Player, reply: Reply) -> None:
-        table_id = command.table
-        since, chat_since = command.since, command.chat_since
-        tables = self.server.tables
-        replicas = tables.replicas
-        if replicas is not None and table_id not in tables.live and replicas.get(table_id):
-            # Cluster: a replica here already follows the table.
-            await replicas.watch(
-                table_id, None, LiveTable.open, self, player.id, since, chat_since, reply
-            )
-            self.opened.add(table_id)
-            return
-        try:
-            await tables.call(table_id, LiveTable.open, self, player.id, since, chat_since, reply)
-        except OwnedElsewhere as elsewhere:  # cluster: watched through a replica here
-            assert replicas is not None
-            await replicas.watch(
-                table_id, elsewhere.owner, LiveTable.open, self, player.id, since, chat_since, reply
-            )
-        self.opened.add(table_id)
+        await self.desk.reach.open(
+            command.table, self, player.id, command.since, command.chat_since, reply
+        )
+        self.opened.add(command.table)
 
     async def _table_close(self, command: CloseTable, player: Player, reply: Reply) -> None:
         table_id = command.table
         if table_id in self.opened:
             self.opened.discard(table_id)
-            table = self.server.tables.watched(table_id)
+            table = self.desk.reach.watched(table_id)
             if table is not None:
                 with contextlib.suppress(TableGone):
-                    await table.call(table.close, self)
+                    await table.unwatch(self)
         reply({"type": "ack", "table": table_id})
 
     async def _assist(self, command: Assist, player: Player, reply: Reply) -> None:
         table_id = command.table
-        tables = self.server.tables
-        try:
-            n, seat, view = await tables.call(table_id, LiveTable.view_for_assist, player.id)
-            game = (await tables.get(table_id)).game
-        except OwnedElsewhere as elsewhere:  # cluster: the replica here knows the view
-            replicas = tables.replicas
-            assert replicas is not None
-            n, seat, view = await replicas.watch(
-                table_id, elsewhere.owner, LiveTable.view_for_assist, player.id
-            )
-            game = self.server.games[(await replicas.replica(table_id, elsewhere.owner)).game.id]
-        analysis = await self.server.bots.assist(game.id, view, seat)
+        game_id, n, seat, view = await self.desk.reach.assist_view(table_id, player.id)
+        analysis = await self.desk.assistant.assist(game_id, view, seat)
         if analysis is None:
-            raise ProtocolError("no_assistant", f"{game.id} has no assistant")
+            raise ProtocolError("no_assistant", f"{game_id} has no assistant")
         reply({"type": "assist", "table": table_id, "n": n, "analysis": analysis})
 
 

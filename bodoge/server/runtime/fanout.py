@@ -6,7 +6,7 @@ seat is rendered and encoded once, however many tabs watch it.  Sending never
 waits: a subscriber queues the text or drops itself when too far behind.
 
 In a cluster the same boundary spans processes: the owner publishes what happened and
-each process's replica (:mod:`bodoge.server.replication.replica`) renders for its own audience.
+each process's mirror (:mod:`bodoge.server.replication.mirror`) renders for its own audience.
 """
 
 from __future__ import annotations

@@ -25,8 +25,9 @@ class Lobby:
         self._subs: set[Subscriber] = set()
         #: Cluster: the open tables other processes run, by id (their summaries).
         self.remote: dict[str, dict[str, JSON]] = {}
-        #: Cluster: tells the other processes of a change to a table this process runs.
-        self.publish: Callable[[dict[str, JSON]], None] | None = None
+        #: Tells the other processes of a change to a table this process runs (a cluster's
+        #: wiring sets it; alone, nobody hears).
+        self.publish: Callable[[dict[str, JSON]], None] = _nobody
 
     def subscribe(self, sub: Subscriber, tables: Iterable[LiveTable]) -> dict[str, JSON]:
         """Watch the lobby; returns the ``lobby`` message listing the open tables now."""
@@ -52,14 +53,12 @@ class Lobby:
         summary = table.summary()
         self.remote.pop(table.id, None)  # it runs here now
         self._send({"type": "lobby.table", "table": summary})
-        if self.publish is not None:
-            self.publish({"kind": "table", "table": summary})
+        self.publish({"kind": "table", "table": summary})
 
     def removed(self, table_id: str) -> None:
         self.remote.pop(table_id, None)
         self._send({"type": "lobby.removed", "table": table_id})
-        if self.publish is not None:
-            self.publish({"kind": "removed", "table": table_id})
+        self.publish({"kind": "removed", "table": table_id})
 
     # --- the cluster --------------------------------------------------------------------
 
@@ -92,3 +91,7 @@ class Lobby:
             text = encode(message)
             for sub in list(self._subs):
                 sub.send_text(text)
+
+
+def _nobody(message: dict[str, JSON]) -> None:
+    pass

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from bodoge.server.runtime.chat import ChatLine
     from bodoge.server.runtime.fanout import Subscriber
     from bodoge.server.runtime.players import Player
+    from bodoge.server.runtime.shown import ShownTable
     from bodoge.server.runtime.table import LiveTable, Reply
     from bodoge.server.runtime.tables import Tables
     from bodoge.store import MoveRecord
@@ -41,7 +42,9 @@ class OwnedElsewhere(ProtocolError):
 class Watched(Protocol):
     """A table a connection here has open: live here, or (cluster) a mirror of one."""
 
-    async def close(self, sub: Subscriber) -> None: ...
+    async def unwatch(self, sub: Subscriber) -> None: ...
+
+    def unwatch_soon(self, sub: Subscriber) -> None: ...
 
 
 class Publisher(Protocol):
@@ -89,7 +92,7 @@ class Reach(Publisher, Protocol):
     ) -> tuple[str, int, Seat, dict[str, JSON]]:
         """The game's id, move number, the player's seat and view, for the assistant."""
 
-    async def peek(self, table_id: str) -> LiveTable:
+    async def peek(self, table_id: str) -> ShownTable:
         """A table to read (the HTTP API, a rematch's seat): live here, mirrored, or stored."""
 
     # --- running tables here ----------------------------------------------------------------
@@ -162,7 +165,7 @@ class LocalReach:
         n, seat, view = await self.tables.call(table_id, LiveTable.view_for_assist, player_id)
         return (await self.tables.get(table_id)).game.id, n, seat, view
 
-    async def peek(self, table_id: str) -> LiveTable:
+    async def peek(self, table_id: str) -> ShownTable:
         return await self.tables.get(table_id)
 
     async def load_to_run(

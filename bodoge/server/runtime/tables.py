@@ -5,13 +5,12 @@ bot to run.  Otherwise it leaves memory after a while (see
 ``LiveTable._quiet_seconds``) and is loaded again, from its history, when
 someone opens it.
 
-In a cluster (``cluster`` set) a process runs only the tables it owns: it claims each
-table it makes or loads, releases it when it leaves memory, lets go of those another
-process claimed (:meth:`Tables.let_go`) and loads those it took over from a dead
-process (:meth:`Tables.take_over`).  A table another live process runs raises
-:class:`~bodoge.server.replication.replica.OwnedElsewhere` here: the connection then
-watches it through a
-replica and sends its commands to the owner (:mod:`bodoge.server.replication.replica`).
+What differs in a cluster is :attr:`Tables.reach`'s (:mod:`bodoge.server.runtime.reach`):
+there a process runs only the tables it owns — it claims each table it makes or loads,
+releases it when it leaves memory, lets go of those another process claimed
+(:meth:`Tables.let_go`) and loads those it took over from a dead process
+(:meth:`Tables.take_over`).  A table another live process runs raises
+:class:`~bodoge.server.runtime.reach.OwnedElsewhere` here.
 """
 
 from __future__ import annotations
@@ -20,28 +19,25 @@ import asyncio
 import logging
 import secrets
 from collections import Counter
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping, Sequence
+from functools import partial
+from typing import Any
 
 from bodoge.core.errors import BadOptions
 from bodoge.core.game import Game, Seat
 from bodoge.core.values import JSON, is_whole
-from bodoge.server.edge.pictures import named_sets
 from bodoge.server.runtime.config import ServerConfig
 from bodoge.server.runtime.inbox import Args, R, TableGone
 from bodoge.server.runtime.lobby import Lobby
+from bodoge.server.runtime.players import Player, new_id
+from bodoge.server.runtime.ports import BotPort, NoQuota, PlayerBook, QuotaPort
 from bodoge.server.runtime.protocol import TABLE_ID, ProtocolError, now_ms
+from bodoge.server.runtime.reach import LocalReach, Reach
 from bodoge.server.runtime.settings import TableSettings, parse_settings
+from bodoge.server.runtime.shown import ShownTable
 from bodoge.server.runtime.stats import Counters
 from bodoge.server.runtime.table import LiveTable, Reply
-from bodoge.server.services.bots import BotRunner
-from bodoge.server.services.identity import Player, Players, new_id
-from bodoge.server.services.quotas import Buckets
-from bodoge.store import PlayerRecord, SeatRecord, Store, TableRecord
-
-if TYPE_CHECKING:
-    from bodoge.cluster.service import ClusterService
-    from bodoge.server.replication.replica import Replicas
+from bodoge.store import PlayerRecord, SeatRecord, Store, TableBundle, TableRecord
 
 log = logging.getLogger(__name__)
 
@@ -54,13 +50,14 @@ class Tables:
         self,
         config: ServerConfig,
         store: Store,
-        players: Players,
-        bots: BotRunner,
+        players: PlayerBook,
+        bots: BotPort,
         lobby: Lobby,
         games: Mapping[str, Game],
         counters: Counters | None = None,
-        cluster: ClusterService | None = None,
         online: Callable[[str], bool] | None = None,
+        created: QuotaPort | None = None,
+        decks_named: Callable[[Mapping[str, JSON]], Collection[str]] | None = None,
     ) -> None:
         self.config = config
         self._online = online
@@ -70,15 +67,17 @@ class Tables:
         self.lobby = lobby
         self.games = games
         self.counters = counters or Counters()
-        self.cluster = cluster
         self.live: dict[str, LiveTable] = {}
-        #: Cluster: the tables other processes run that connections here watch.
-        self.replicas: Replicas | None = None
+        #: Where tables run and how they are reached: this process alone until the wiring
+        #: sets the cluster's (once, at start-up).
+        self.reach: Reach = LocalReach(self)
+        #: The uploaded decks a new table's options name (they are kept while it is open).
+        self._decks_named = decks_named
         self._loading: dict[str, asyncio.Task[LiveTable | None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         #: Tables each player may create an hour, and the tables being created right now
         #: (counted with the waiting ones a player hosts, so two tabs cannot both pass).
-        self.created = Buckets(config.quotas.tables_per_hour, name="tables")
+        self.created: QuotaPort = created or NoQuota()
         #: Told the id of each rated table whose game ended (the server's ratings).
         self.on_rated_end: Callable[[str], None] | None = None
         self._creating: Counter[str] = Counter()
@@ -103,10 +102,7 @@ class Tables:
     def forget(self, table: LiveTable) -> None:
         if self.live.get(table.id) is table:
             del self.live[table.id]
-            if self.cluster is not None:  # the claim it ran under, not one made since
-                epoch = self.cluster.ownership.held.get(table.id)
-                if epoch is not None:
-                    self.spawn(self.cluster.release(table.id, epoch))
+            self.reach.released(table)
 
     async def bot_move(
         self, game_id: str, level: str, view: Mapping[str, JSON], seat: Seat, seed: int
@@ -114,35 +110,15 @@ class Tables:
         return await self.bots.act(game_id, level, view, seat, seed)
 
     @property
-    def publishes(self) -> bool:
-        return self.cluster is not None
-
-    def publish(self, table_id: str, message: dict[str, JSON]) -> None:
-        cluster = self.cluster
-        if cluster is None:
-            return
-        epoch = cluster.ownership.held.get(table_id)
-        if epoch is not None:
-            cluster.publish_soon(
-                cluster.namespace.table(table_id),
-                {**message, "owner": cluster.process, "epoch": epoch},
-            )
+    def publisher(self) -> Reach:
+        return self.reach
 
     def known(self, player_id: str, name: str) -> Player:
         return self.players.hold(player_id, name)
 
-    def watched(self, table_id: str) -> LiveTable | None:
-        """The table a connection here watches: live here, or a replica (cluster)."""
-        table = self.live.get(table_id)
-        if table is None and self.replicas is not None:
-            table = self.replicas.get(table_id)
-        return table
-
     def _started(self, table: LiveTable) -> None:
-        """A table now runs here: a replica's connections (cluster) watch it directly."""
         table.start()
-        if self.replicas is not None and self.replicas.get(table.id) is not None:
-            self.spawn(self.replicas.promote(table))
+        self.reach.started(table)
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         """Run a background job (a bot thinking, the sweep), cancelled by :meth:`close`."""
@@ -159,10 +135,7 @@ class Tables:
     async def restore_open(self) -> int:
         """Bring back every waiting and playing table after a (re)start."""
         bundles = await self.store.load_open_tables(chat=self.config.limits.chat_backlog)
-        if self.cluster is not None:  # only those no other live process runs
-            mine = await self.cluster.claim_many([b.table.id for b in bundles])
-            bundles = [b for b in bundles if b.table.id in mine and b.table.id not in self.live]
-        for bundle in bundles:
+        for bundle in await self.reach.claim_many(bundles):
             game = self.games.get(bundle.table.game)
             if game is None:
                 log.error("table %s: game %s is not installed", bundle.table.id, bundle.table.game)
@@ -192,43 +165,21 @@ class Tables:
             raise ProtocolError("unknown_table", "no such table")
         return table
 
-    async def peek(self, table_id: str) -> LiveTable:
-        """A table to read (the HTTP API): live here, its replica, or as the store has it.
+    async def peek(self, table_id: str) -> ShownTable:
+        """A table to read (the HTTP API): live here, or (cluster) as the store has it."""
+        return await self.reach.peek(table_id)
 
-        In a cluster a table another process runs is read from the store: its history and
-        seats are the owner's (who is connected is not).
-        """
-        from bodoge.server.replication.replica import OwnedElsewhere
-
-        try:
-            return await self.get(table_id)
-        except OwnedElsewhere:
-            watched = self.watched(table_id)
-            if watched is not None:
-                return watched
-            bundle = await self.store.load_table(table_id, chat=self.config.limits.chat_backlog)
-            if bundle is None or bundle.table.game not in self.games:
-                raise ProtocolError("unknown_table", "no such table") from None
-            return LiveTable.restore(self, self.games[bundle.table.game], bundle)
-
-    async def _load(self, table_id: str) -> LiveTable | None:
+    async def load(self, table_id: str) -> TableBundle | None:
+        """The stored table, if it is one of an installed game."""
         bundle = await self.store.load_table(table_id, chat=self.config.limits.chat_backlog)
         if bundle is None or bundle.table.game not in self.games:
             return None
-        if table_id in self.live:  # made or restored meanwhile
-            return self.live[table_id]
-        if self.cluster is not None:
-            if not await self.cluster.claim(table_id):
-                from bodoge.server.replication.replica import OwnedElsewhere
+        return bundle
 
-                owner = await self.cluster.ownership.owner_of(table_id)
-                raise OwnedElsewhere(table_id, owner)
-            if table_id in self.live:
-                return self.live[table_id]
-            # Claimed after the load: what the previous owner wrote meanwhile is read again.
-            bundle = await self.store.load_table(table_id, chat=self.config.limits.chat_backlog)
-            if bundle is None or table_id in self.live:
-                return self.live.get(table_id)
+    async def _load(self, table_id: str) -> LiveTable | None:
+        bundle = await self.reach.load_to_run(table_id, partial(self.load, table_id))
+        if bundle is None or table_id in self.live:  # gone, or made or restored meanwhile
+            return self.live.get(table_id)
         table = LiveTable.restore(self, self.games[bundle.table.game], bundle)
         self.live[table_id] = table
         self._started(table)
@@ -323,7 +274,7 @@ class Tables:
         """A new waiting table, the player in ``seat`` and hosting it, within their quotas:
         its id. In a cluster another process may run it (:meth:`_placement`)."""
         cap = self.config.quotas.waiting_tables_per_player
-        hosted = await self._hosted_waiting(player.id) if cap else 0
+        hosted = await self.reach.hosted_waiting(player.id) if cap else 0
         if cap and hosted + self._creating[player.id] >= cap:
             self.counters.refused("too_many_tables")
             raise ProtocolError(
@@ -352,7 +303,7 @@ class Tables:
                     "table_rate_limited", f"too many new tables; the next one in {wait} s"
                 )
             try:
-                await self._place(record, seats, player)
+                await self.reach.place(record, seats, player)
             except BaseException:
                 self.created.give_back(player.id)
                 raise
@@ -362,43 +313,10 @@ class Tables:
                 del self._creating[player.id]
         return record.id
 
-    async def _hosted_waiting(self, player_id: str) -> int:
-        """The waiting tables a player hosts: all in memory here, or (cluster) in the store."""
-        if self.cluster is None:
-            return self.hosted_waiting(player_id)
-        return await self.store.waiting_tables_hosted(player_id)
-
-    async def _place(self, record: TableRecord, seats: list[SeatRecord], player: Player) -> None:
-        """Run the new table here, or (cluster) on the process :meth:`_placement` picks."""
-        target = self._placement()
-        replicas = self.replicas
-        if target is not None and replicas is not None:
-            placed = await replicas.create_on(target, record, seats, player)
-            if placed:
-                return
-        await self.start_new(record, seats, player)
-
-    def _placement(self) -> str | None:
-        """Cluster: the process a new table should run on, if not this one.
-
-        The process with the fewest tables (as the lease rows said at the last orphan scan,
-        plus what this process sent each since), when it has fewer than this one: so a
-        cluster stays even whatever the load balancer does with the hosts' connections.
-        """
-        if self.cluster is None:
-            return None
-        ownership = self.cluster.ownership
-        mine = len(ownership.held)
-        loads = {p: n for p, n in ownership.loads.items() if p != self.cluster.process}
-        if not loads:
-            return None
-        target = min(loads, key=lambda p: (loads[p], p))
-        return target if loads[target] < mine else None
-
     async def start_new(self, record: TableRecord, seats: list[SeatRecord], player: Player) -> None:
         """Store a new table and run it here (this process picked, or was picked)."""
-        await self._insert(record, seats)
-        named = named_sets(record.options)
+        await self.reach.insert(record, seats)
+        named = self._decks_named(record.options) if self._decks_named else ()
         if named:  # an uploaded deck a table names is kept (bodoge/server/services/housekeeping.py)
             try:
                 await self.store.use_picture_sets(named, record.created_at)
@@ -409,16 +327,6 @@ class Tables:
         self.live[table.id] = table
         table.start()
         self.lobby.changed(table)
-
-    async def _insert(self, record: TableRecord, seats: list[SeatRecord]) -> None:
-        """Store a new table; in a cluster, claim it too (its insert passes the fence)."""
-        if self.cluster is None:
-            await self.store.create_table(record, seats)
-            return
-        with self.cluster.creating(record.id):
-            await self.store.create_table(record, seats)
-            if not await self.cluster.claim(record.id):
-                raise ProtocolError("internal_error", "the new table could not be claimed")
 
     def let_go(self, table_ids: set[str]) -> None:
         """Another process claimed these tables: they leave memory here (cluster)."""
@@ -452,8 +360,7 @@ class Tables:
     async def close(self) -> None:
         for table in list(self.live.values()):
             table.stop()
-        if self.replicas is not None:
-            await self.replicas.close()
+        await self.reach.close()
         for task in list(self._tasks):
             task.cancel()
         self.live.clear()

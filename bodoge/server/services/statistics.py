@@ -15,21 +15,16 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
-from typing import Any
 
 from bodoge.core.game import Game
 from bodoge.core.values import JSON
+from bodoge.server.runtime.table import seat_statistics
 from bodoge.store import StatisticsStore, TableBundle
 
 log = logging.getLogger(__name__)
 
 #: Tables replayed per query when filling in the statistics of older games.
 BATCH = 50
-
-
-def seat_statistics(game: Game, state: Any, seats: int) -> list[dict[str, int]]:
-    """Every seat's counts in the game as ``state`` has it."""
-    return [game.statistics(state, seat) for seat in range(seats)]
 
 
 def replayed_statistics(game: Game, bundle: TableBundle) -> list[dict[str, int]]:
