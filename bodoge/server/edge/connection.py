@@ -37,12 +37,13 @@ from bodoge.server.runtime.commands import TABLE_COMMANDS, Join, TableCommand
 from bodoge.server.runtime.config import Limits
 from bodoge.server.runtime.inbox import TableGone
 from bodoge.server.runtime.lobby import Lobby
+from bodoge.server.runtime.players import Player
 from bodoge.server.runtime.protocol import ProtocolError, encode, now_ms
 from bodoge.server.runtime.reach import Reach
 from bodoge.server.runtime.stats import Counters
 from bodoge.server.runtime.table import Reply
 from bodoge.server.runtime.tables import Tables
-from bodoge.server.services.identity import Player, Players, hash_token
+from bodoge.server.services.identity import Players, hash_token
 from bodoge.server.services.quotas import Buckets
 from bodoge.server.services.replies import (
     REMEMBERED,

@@ -149,10 +149,10 @@ class Mirror(ShownTable):
 
     def _apply_move(self, m: MovePublished) -> None:
         game = self.game
-        move = game.move_from_json(m.move)  # type: ignore[arg-type]  # the game's own data
+        move = game.move_from_json(m.move)
         before = self.state
         state, events = game.apply(before, m.seat, move)
-        step = Step(m.n, m.seat, move, m.at, m.actor)  # type: ignore[arg-type]  # as stored
+        step = Step(m.n, m.seat, move, m.at, m.actor)
         self.steps.append(step)
         self.state = state
         result = game.result(state)
@@ -168,7 +168,7 @@ class Mirror(ShownTable):
         """The table's public facts (seats, settings, people, status, timers, the rematch) as
         the owner or the store has them; a seat change moves this process's connections to
         their new seat, new settings send each a snapshot."""
-        seats = tuple(SeatRecord(*row) for row in facts["seats"])  # type: ignore[union-attr,misc]
+        seats = tuple(SeatRecord(*row) for row in facts["seats"])
         settings = facts.get("settings")
         # The host changed them (waiting room): every tab gets a fresh snapshot, as the
         # owner's tabs do.
@@ -194,17 +194,17 @@ class Mirror(ShownTable):
             self.present_ids = frozenset(str(p) for p in present)
         status = facts["status"]
         changed = (seats, facts.get("host"), status) != (self.seats, self.seating.host, self.status)
-        self.seating = Seating(seats, facts.get("host"))  # type: ignore[arg-type]
+        self.seating = Seating(seats, facts.get("host"))
         deadlines = _deadlines(facts.get("deadlines"))
         clock_deadline = facts.get("clock_deadline")
         clock_deadline = clock_deadline if isinstance(clock_deadline, int) else None
         ended = facts.get("ended")
         if (deadlines, clock_deadline, ended) != (self.deadlines, self.clock_deadline, self.ended):
             self._told.clear()
-        self.status = status  # type: ignore[assignment]
+        self.status = status
         self.ended = ended
-        self.started_at = facts.get("started_at")  # type: ignore[assignment]
-        self.finished_at = facts.get("finished_at")  # type: ignore[assignment]
+        self.started_at = facts.get("started_at")
+        self.finished_at = facts.get("finished_at")
         self.deadlines, self.clock_deadline = deadlines, clock_deadline
         started = self.state is None and status != "waiting"
         if started:
@@ -257,7 +257,7 @@ class Mirror(ShownTable):
             "ended": record.result,
             "started_at": record.started_at,
             "finished_at": record.finished_at,
-            "deadlines": record.deadlines,  # type: ignore[dict-item]
+            "deadlines": record.deadlines,
             "clock_deadline": record.clock_deadline,
         }
         missed = [r for r in bundle.moves if r.n > self.n]

@@ -95,7 +95,7 @@ TABLE_COMMANDS: dict[str, type[TableCommand]] = {
 C = TypeVar("C", bound=TableCommand)
 Runner = Callable[["LiveTable", C, "Player", "Reply"], Awaitable[None]]
 
-_RUNNERS: dict[type[TableCommand], Runner[Any]] = {}
+_RUNNERS: dict[type[Any], Runner[Any]] = {}
 
 
 def _runs(kind: type[C]) -> Callable[[Runner[C]], Runner[C]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from bodoge.core.game import Game
 from bodoge.server.runtime.pace import DEFAULT_PACE, PACE_TABLE, Pace, fixed
@@ -110,7 +111,7 @@ class ServerConfig:
     #: Seconds a process's lease lasts: how soon another takes its tables over if it dies.
     lease_seconds: float = 5.0
     #: The games to offer; ``None``: every registered game.
-    games: Mapping[str, Game] | None = None
+    games: Mapping[str, Game[Any, Any, Any]] | None = None
 
     def pace(self, name: str) -> Pace:
         """The pace a table's bots play at: ``bot_delay`` overrides every table's choice."""

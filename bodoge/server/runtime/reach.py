@@ -18,6 +18,7 @@ from bodoge.core.game import Seat
 from bodoge.core.values import JSON
 from bodoge.server.runtime import commands
 from bodoge.server.runtime.protocol import ProtocolError
+from bodoge.server.runtime.table import LiveTable, Reply
 from bodoge.store import SeatRecord, TableBundle, TableRecord
 
 if TYPE_CHECKING:
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from bodoge.server.runtime.fanout import Subscriber
     from bodoge.server.runtime.players import Player
     from bodoge.server.runtime.shown import ShownTable
-    from bodoge.server.runtime.table import LiveTable, Reply
     from bodoge.server.runtime.tables import Tables
     from bodoge.store import MoveRecord
 
@@ -137,8 +137,6 @@ class LocalReach:
     async def rematch(
         self, table_id: str, player: Player, gone: str | None
     ) -> tuple[str, Seat, bool]:
-        from bodoge.server.runtime.table import LiveTable
-
         return await self.tables.call(table_id, LiveTable.rematch_for, player.id, gone)
 
     async def open(
@@ -150,8 +148,6 @@ class LocalReach:
         chat_since: int | None,
         reply: Reply,
     ) -> None:
-        from bodoge.server.runtime.table import LiveTable
-
         await self.tables.call(table_id, LiveTable.open, sub, player_id, since, chat_since, reply)
 
     def watched(self, table_id: str) -> Watched | None:
@@ -160,8 +156,6 @@ class LocalReach:
     async def assist_view(
         self, table_id: str, player_id: str
     ) -> tuple[str, int, Seat, dict[str, JSON]]:
-        from bodoge.server.runtime.table import LiveTable
-
         n, seat, view = await self.tables.call(table_id, LiveTable.view_for_assist, player_id)
         return (await self.tables.get(table_id)).game.id, n, seat, view
 

@@ -66,7 +66,9 @@ class Shared:
 
     __slots__ = ("clock", "deadlines", "game", "may_act", "result", "state", "to_act")
 
-    def __init__(self, game: Game, state: Any, clocks: Clocks, ended: JSON = None) -> None:
+    def __init__(
+        self, game: Game[Any, Any, Any], state: Any, clocks: Clocks, ended: JSON = None
+    ) -> None:
         """``ended``: how the table ended when the game itself did not (abandoned)."""
         self.game = game
         self.state = state
@@ -101,17 +103,17 @@ class Shared:
         }
 
 
-def view(game: Game, state: Any, seat: Seat | None) -> JSON:
+def view(game: Game[Any, Any, Any], state: Any, seat: Seat | None) -> JSON:
     return None if state is None else game.view(state, seat)
 
 
-def observed(game: Game, events: Sequence[Event], seat: Seat | None) -> list[JSON]:
+def observed(game: Game[Any, Any, Any], events: Sequence[Event], seat: Seat | None) -> list[JSON]:
     """What ``seat`` may see of a move's events, in order."""
     return [o for o in (game.observe(e, seat) for e in events) if o is not None]
 
 
 def snapshot(
-    game: Game,
+    game: Game[Any, Any, Any],
     shared: Shared,
     seat: Seat | None,
     *,
@@ -140,7 +142,9 @@ def snapshot(
     }
 
 
-def timed_out(game: Game, state: Any, steps: Iterable[Step], seat: Seat | None) -> list[JSON]:
+def timed_out(
+    game: Game[Any, Any, Any], state: Any, steps: Iterable[Step], seat: Seat | None
+) -> list[JSON]:
     """The numbers of the moves the stand-in bot played, as far as ``seat`` may know their mover.
 
     A game keeps a mover secret by the move's kind and its options (a secret vote),
@@ -190,7 +194,7 @@ def patch(before: JSON, after: JSON, events: Sequence[JSON]) -> list[JSON]:
 
 
 def replay(
-    game: Game, options: Any, seats: int, seed: int, steps: Iterable[Step]
+    game: Game[Any, Any, Any], options: Any, seats: int, seed: int, steps: Iterable[Step]
 ) -> Iterator[tuple[Any, Step | None, tuple[Event, ...]]]:
     """Every state of a game from its history, with the events of the step that led to it.
 
@@ -206,7 +210,7 @@ def replay(
 
 
 def catch_up(
-    game: Game,
+    game: Game[Any, Any, Any],
     table_id: str,
     states: Iterator[tuple[Any, Step | None, tuple[Event, ...]]],
     since: int,
@@ -231,7 +235,7 @@ def catch_up(
 
 
 def history(
-    game: Game,
+    game: Game[Any, Any, Any],
     states: Iterator[tuple[Any, Step | None, tuple[Event, ...]]],
     seat: Seat | None,
     *,

@@ -51,13 +51,13 @@ class TableSettings:
         }
 
 
-def default_bot(game: Game) -> str | None:
+def default_bot(game: Game[Any, Any, Any]) -> str | None:
     """The middle bot level: neither a pushover nor a wall."""
     levels = list(game.bot_levels)
     return levels[len(levels) // 2] if levels else None
 
 
-def parse_settings(raw: Mapping[str, Any] | None, game: Game) -> TableSettings:
+def parse_settings(raw: Mapping[str, Any] | None, game: Game[Any, Any, Any]) -> TableSettings:
     """Settings from a client, strictly checked; raises ``bad_options``."""
     raw = dict(raw or {})
     unknown = set(raw) - _KEYS
@@ -149,7 +149,7 @@ SETTING_FIELDS: tuple[dict[str, JSON], ...] = (
 )
 
 
-def fields(game: Game) -> list[dict[str, JSON]]:
+def fields(game: Game[Any, Any, Any]) -> list[dict[str, JSON]]:
     """The settings a table of ``game`` shows: a turn limit and its bot only with bots,
     the assistant only where the game has one.
 
@@ -167,7 +167,9 @@ def fields(game: Game) -> list[dict[str, JSON]]:
     return shown
 
 
-def changed_options(game: Game, stored: Mapping[str, JSON], raw: Mapping[str, JSON]) -> Any:
+def changed_options(
+    game: Game[Any, Any, Any], stored: Mapping[str, JSON], raw: Mapping[str, JSON]
+) -> Any:
     """A waiting table's options after its host changed ``raw`` (the others kept): the
     options the game declares (``Game.option_fields``), checked as ``table.create``
     checks them; raises ``bad_options``.

@@ -48,7 +48,11 @@ class ShownTable:
     everything that changes it, in its own task."""
 
     def __init__(
-        self, host: ShownHost, game: Game, record: TableRecord, seats: Sequence[SeatRecord]
+        self,
+        host: ShownHost,
+        game: Game[Any, Any, Any],
+        record: TableRecord,
+        seats: Sequence[SeatRecord],
     ) -> None:
         self.host = host
         self.game = game
@@ -73,7 +77,7 @@ class ShownTable:
         #: without a move, so that the next frame tells them all).
         self._told: dict[Seat | None, Facts] = {}
         self.deadlines: dict[Seat, int] = {}
-        self.clock: Clock | None = None
+        self.clock: Clock[Any] | None = None
         self.clock_deadline: int | None = None
         #: The players of the seats (and those who left a running game), held so that
         #: their names stay known while nobody of them is connected.
@@ -114,7 +118,7 @@ class ShownTable:
     # --- bringing a table back ------------------------------------------------
 
     @classmethod
-    def restore(cls, host: ShownHost, game: Game, bundle: TableBundle) -> Self:
+    def restore(cls, host: ShownHost, game: Game[Any, Any, Any], bundle: TableBundle) -> Self:
         """The table exactly as stored: its moves replayed, its timers as they were."""
         table = cls(host, game, bundle.table, bundle.seats)
         table.people = {r.id: host.remember(r) for r in bundle.players.values()}

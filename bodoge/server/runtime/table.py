@@ -58,7 +58,7 @@ log = logging.getLogger(__name__)
 MOVED = 1012
 
 
-def seat_statistics(game: Game, state: Any, seats: int) -> list[dict[str, int]]:
+def seat_statistics(game: Game[Any, Any, Any], state: Any, seats: int) -> list[dict[str, int]]:
     """Every seat's counts in the game as ``state`` has it."""
     return [game.statistics(state, seat) for seat in range(seats)]
 
@@ -124,7 +124,11 @@ class LiveTable(ShownTable):
     host: TableHost
 
     def __init__(
-        self, host: TableHost, game: Game, record: TableRecord, seats: Sequence[SeatRecord]
+        self,
+        host: TableHost,
+        game: Game[Any, Any, Any],
+        record: TableRecord,
+        seats: Sequence[SeatRecord],
     ) -> None:
         super().__init__(host, game, record, seats)
         #: Since when nobody has watched this running game (ms), as the store has it.

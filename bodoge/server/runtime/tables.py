@@ -53,7 +53,7 @@ class Tables:
         players: PlayerBook,
         bots: BotPort,
         lobby: Lobby,
-        games: Mapping[str, Game],
+        games: Mapping[str, Game[Any, Any, Any]],
         counters: Counters | None = None,
         online: Callable[[str], bool] | None = None,
         created: QuotaPort | None = None,
@@ -265,7 +265,7 @@ class Tables:
     async def _open_new(
         self,
         player: Player,
-        game: Game,
+        game: Game[Any, Any, Any],
         options: Any,
         settings: TableSettings,
         seat: Seat,
@@ -366,7 +366,7 @@ class Tables:
         self.live.clear()
 
 
-def _bot_list(raw: object, count: int, game: Game) -> list[tuple[int, str]]:
+def _bot_list(raw: object, count: int, game: Game[Any, Any, Any]) -> list[tuple[int, str]]:
     if raw is None:
         return []
     if not isinstance(raw, list):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Collection, Mapping
+from typing import Any
 
 from bodoge.core.game import Clock, Seat
 
@@ -49,7 +50,7 @@ def next_deadlines(
 
 
 def next_clock_deadline(
-    old_clock: Clock | None, new_clock: Clock | None, old_deadline: int | None, now: int
+    old_clock: Clock[Any] | None, new_clock: Clock[Any] | None, old_deadline: int | None, now: int
 ) -> int | None:
     """A rule clock keeps running while the game reports the same clock; a new one restarts.
 

@@ -114,12 +114,12 @@ def _set(node: JSON, tokens: list[str], op: str, value: JSON) -> JSON:
             copy[index] = _set(node[index], rest, op, value)
         return copy
     if type(node) is dict:
-        copy = dict(node)
+        fields = dict(node)
         if not rest and op == "remove":
-            del copy[head]
+            del fields[head]
         elif not rest:
-            copy[head] = value
+            fields[head] = value
         else:
-            copy[head] = _set(node[head], rest, op, value)
-        return copy
+            fields[head] = _set(node[head], rest, op, value)
+        return fields
     raise ValueError(f"no {head!r} in a {type(node).__name__}")

@@ -22,7 +22,8 @@ import secrets
 import unicodedata
 import weakref
 
-from bodoge.server.runtime.players import Player, new_id
+from bodoge.server.runtime.players import Player as Player
+from bodoge.server.runtime.players import new_id as new_id
 from bodoge.server.runtime.protocol import ProtocolError, now_ms
 from bodoge.store import PlayerRecord, PlayerStore
 
