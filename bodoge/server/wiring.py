@@ -29,7 +29,6 @@ from bodoge.server.edge.metrics import (
     database_probe,
     schema_probe,
 )
-from bodoge.server.edge.pictures import named_sets
 from bodoge.server.replication.cluster_reach import ClusterReach
 from bodoge.server.replication.messages import ListTables, encode_call
 from bodoge.server.runtime.config import ServerConfig
@@ -38,6 +37,7 @@ from bodoge.server.runtime.stats import Counters
 from bodoge.server.runtime.tables import Tables
 from bodoge.server.services.accounts import Accounts, Sockets
 from bodoge.server.services.bots import BotRunner
+from bodoge.server.services.decks import named_sets
 from bodoge.server.services.housekeeping import clean_up
 from bodoge.server.services.identity import Player, Players
 from bodoge.server.services.quotas import Buckets

@@ -9,7 +9,15 @@ from typing import Protocol
 from bodoge.core.game import Seat
 from bodoge.core.values import JSON
 from bodoge.server.runtime.players import Player
-from bodoge.store import PlayerRecord
+from bodoge.store import PictureStore, PlayerRecord, TableReader, TablesStore, TableStore
+
+
+class LiveTableStore(TableStore, TableReader, Protocol):
+    """What a live table writes (its history, as it happens) and a mirror reads back."""
+
+
+class RuntimeStore(LiveTableStore, TablesStore, PictureStore, Protocol):
+    """What the table runtime needs of the store: its tables', and the decks a new one names."""
 
 
 class BotPort(Protocol):

@@ -38,7 +38,6 @@ from bodoge.store import (
     Fenced,
     MoveRecord,
     SeatRecord,
-    Store,
     StoreUnavailable,
     TableRecord,
     Timers,
@@ -47,6 +46,7 @@ from bodoge.store.records import Actor, TableStatus
 
 if TYPE_CHECKING:
     from bodoge.server.runtime.players import Player
+    from bodoge.server.runtime.ports import LiveTableStore
     from bodoge.server.runtime.reach import Publisher
     from bodoge.server.runtime.stats import Counters
 
@@ -73,7 +73,7 @@ class TableHost(ShownHost, Protocol):
     """
 
     @property
-    def store(self) -> Store: ...
+    def store(self) -> LiveTableStore: ...
 
     @property
     def counters(self) -> Counters: ...

@@ -30,14 +30,14 @@ from bodoge.server.runtime.config import ServerConfig
 from bodoge.server.runtime.inbox import Args, R, TableGone
 from bodoge.server.runtime.lobby import Lobby
 from bodoge.server.runtime.players import Player, new_id
-from bodoge.server.runtime.ports import BotPort, NoQuota, PlayerBook, QuotaPort
+from bodoge.server.runtime.ports import BotPort, NoQuota, PlayerBook, QuotaPort, RuntimeStore
 from bodoge.server.runtime.protocol import TABLE_ID, ProtocolError, now_ms
 from bodoge.server.runtime.reach import LocalReach, Reach
 from bodoge.server.runtime.settings import TableSettings, parse_settings
 from bodoge.server.runtime.shown import ShownTable
 from bodoge.server.runtime.stats import Counters
 from bodoge.server.runtime.table import LiveTable, Reply
-from bodoge.store import PlayerRecord, SeatRecord, Store, TableBundle, TableRecord
+from bodoge.store import PlayerRecord, SeatRecord, TableBundle, TableRecord
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ class Tables:
     def __init__(
         self,
         config: ServerConfig,
-        store: Store,
+        store: RuntimeStore,
         players: PlayerBook,
         bots: BotPort,
         lobby: Lobby,
