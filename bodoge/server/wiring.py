@@ -13,8 +13,6 @@ import logging
 from collections import OrderedDict
 from collections.abc import Mapping
 
-import orjson
-
 from bodoge.cluster.namespace import Namespace
 from bodoge.cluster.ownership import new_process_id
 from bodoge.cluster.service import ClusterService
@@ -30,7 +28,7 @@ from bodoge.server.edge.metrics import (
     schema_probe,
 )
 from bodoge.server.replication.cluster_reach import ClusterReach
-from bodoge.server.replication.messages import ListTables, encode_call
+from bodoge.server.replication.lobby_link import LobbyLink
 from bodoge.server.runtime.config import ServerConfig
 from bodoge.server.runtime.lobby import Lobby
 from bodoge.server.runtime.stats import Counters
@@ -130,7 +128,7 @@ class Server:
             reach = ClusterReach(self.tables, self.cluster)
             self.tables.reach = reach  # chosen once: every table here runs under it
             await reach.start()
-            await self._cluster_lobby()
+            await LobbyLink(self.lobby, self.tables, self.cluster).start()
         await self.tables.restore_open()
         await self.count_decks()
         self.tables.spawn(self.tables.sweep())
@@ -188,48 +186,6 @@ class Server:
         for buckets in (*rates, self.accounts.by_address, self.accounts.by_account):
             buckets.share(shared)
         self.recent.share(shared, self.process, self.cluster.alive)
-
-    async def _cluster_lobby(self) -> None:
-        """Every process's lobby lists every open table of the cluster (see ``lobby.py``)."""
-        cluster = self.cluster
-        assert cluster is not None
-        channel = cluster.namespace.lobby
-        me = cluster.process
-
-        def publish(message: dict[str, JSON]) -> None:
-            cluster.publish_soon(channel, {**message, "process": me})
-
-        async def heard(data: bytes) -> None:
-            message = orjson.loads(data)
-            if isinstance(message, dict) and message.get("process") != me:
-                self.lobby.heard(message)
-
-        self.lobby.publish = publish
-        await cluster.bus.subscribe(channel, heard)
-        cluster.bus.add_reconnect_hook(self.sync_lobby)
-        await self.sync_lobby()
-
-    async def sync_lobby(self) -> None:
-        """Ask every other live process for the open tables it runs (start, Redis back)."""
-        cluster = self.cluster
-        assert cluster is not None
-        try:
-            processes = await cluster.ownership.live_processes()
-        except Exception as exc:
-            log.warning("listing the cluster's processes failed: %s", exc)
-            return
-        others = [p for p in processes if p != cluster.process]
-        answers = await asyncio.gather(
-            *(cluster.bus.request(p, encode_call(ListTables())) for p in others),
-            return_exceptions=True,
-        )
-        summaries: list[dict[str, JSON]] = []
-        for process, answer in zip(others, answers, strict=True):
-            if isinstance(answer, BaseException):
-                log.info("process %s did not list its tables: %s", process, answer)
-            elif isinstance(answer, list):
-                summaries += [s for s in answer if isinstance(s, dict)]
-        self.lobby.replace_remote(summaries, set(self.tables.live))
 
     def _signed_out(self, player_id: str, token_hashes: set[str] | None) -> None:
         """Tokens ended here: their sockets close here, and on every other process."""

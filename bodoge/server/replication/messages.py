@@ -8,7 +8,7 @@ Two kinds travel over the bus (``bodoge.cluster.bus``):
   a listing with summaries, a creation with the owner's load).
 * **Publications** of an owner on its table's channel: a :class:`Publication` carrying one of
   :class:`MovePublished`, :class:`ChatPublished`, :class:`FactsPublished`,
-  :class:`RemovedPublished`.
+  :class:`RemovedPublished`; and on the lobby's channel, :class:`Listed` and :class:`Unlisted`.
 
 Each is encoded once into JSON data (:func:`encode_call`, :func:`encode_publication`) and
 read back once (:func:`decode_call`, :func:`decode_publication`); a message of another
@@ -383,6 +383,47 @@ _PUBLISHED: dict[str, Callable[[Mapping[str, Any]], Published]] = {
     FactsPublished.KIND: _facts_published,
     RemovedPublished.KIND: lambda d: RemovedPublished(),
 }
+
+
+# --- the lobby's channel --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """A table its process lists is new or changed (its lobby summary)."""
+
+    KIND: ClassVar[str] = "table"
+    process: str
+    summary: dict[str, JSON]
+
+
+@dataclass(frozen=True, slots=True)
+class Unlisted:
+    """A table its process listed left the list."""
+
+    KIND: ClassVar[str] = "removed"
+    process: str
+    table: str
+
+
+def encode_lobby(message: Listed | Unlisted) -> dict[str, JSON]:
+    data: dict[str, JSON] = {"v": VERSION, "kind": message.KIND, "process": message.process}
+    if isinstance(message, Listed):
+        data["table"] = message.summary
+    else:
+        data["table"] = message.table
+    return data
+
+
+def decode_lobby(data: JSON) -> Listed | Unlisted:
+    if not isinstance(data, dict) or data.get("v") != VERSION:
+        raise BadMessage("not a lobby message of this version")
+    process, table, kind = str(data.get("process")), data.get("table"), data.get("kind")
+    if kind == Listed.KIND and isinstance(table, dict) and isinstance(table.get("id"), str):
+        return Listed(process, table)
+    if kind == Unlisted.KIND and isinstance(table, str):
+        return Unlisted(process, table)
+    raise BadMessage(f"a bad lobby message: {kind!r}")
 
 
 def _json(value: Mapping[str, Any]) -> dict[str, JSON]:

@@ -3,14 +3,14 @@ for those who watch it.
 
 In a cluster every process's lobby lists every open table of the cluster: the tables this
 process runs, and those the other processes run, which their owners publish on
-``{ns}:lobby`` (:meth:`Lobby.publish` is set then) and which a process asks every other
+``{ns}:lobby`` (:attr:`Lobby.teller` is the cluster's then) and which a process asks every other
 one for when it starts and after its bus reconnected to Redis (:meth:`Lobby.replace_remote`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Protocol
 
 from bodoge.core.values import JSON
 from bodoge.server.runtime.fanout import Subscriber
@@ -20,14 +20,30 @@ if TYPE_CHECKING:
     from bodoge.server.runtime.table import LiveTable
 
 
+class LobbyTeller(Protocol):
+    """Who hears of a change to the tables this process lists."""
+
+    def listed(self, summary: dict[str, JSON]) -> None: ...
+
+    def unlisted(self, table_id: str) -> None: ...
+
+
+class _Nobody:
+    def listed(self, summary: dict[str, JSON]) -> None:
+        pass
+
+    def unlisted(self, table_id: str) -> None:
+        pass
+
+
 class Lobby:
     def __init__(self) -> None:
         self._subs: set[Subscriber] = set()
         #: Cluster: the open tables other processes run, by id (their summaries).
         self.remote: dict[str, dict[str, JSON]] = {}
-        #: Tells the other processes of a change to a table this process runs (a cluster's
-        #: wiring sets it; alone, nobody hears).
-        self.publish: Callable[[dict[str, JSON]], None] = _nobody
+        #: Tells the other processes of a change to a table this process runs (in a cluster,
+        #: ``replication/lobby_link.py``; alone, nobody hears).
+        self.teller: LobbyTeller = _Nobody()
 
     def subscribe(self, sub: Subscriber, tables: Iterable[LiveTable]) -> dict[str, JSON]:
         """Watch the lobby; returns the ``lobby`` message listing the open tables now."""
@@ -53,27 +69,24 @@ class Lobby:
         summary = table.summary()
         self.remote.pop(table.id, None)  # it runs here now
         self._send({"type": "lobby.table", "table": summary})
-        self.publish({"kind": "table", "table": summary})
+        self.teller.listed(summary)
 
     def removed(self, table_id: str) -> None:
         self.remote.pop(table_id, None)
         self._send({"type": "lobby.removed", "table": table_id})
-        self.publish({"kind": "removed", "table": table_id})
+        self.teller.unlisted(table_id)
 
     # --- the cluster --------------------------------------------------------------------
 
-    def heard(self, message: Mapping[str, JSON]) -> None:
-        """Another process's change: a table it runs is new or changed, or left the list."""
-        if message.get("kind") == "table":
-            summary = message.get("table")
-            if isinstance(summary, dict) and isinstance(summary.get("id"), str):
-                self.remote[str(summary["id"])] = summary
-                self._send({"type": "lobby.table", "table": summary})
-        elif message.get("kind") == "removed":
-            table_id = message.get("table")
-            if isinstance(table_id, str):
-                self.remote.pop(table_id, None)
-                self._send({"type": "lobby.removed", "table": table_id})
+    def heard_listed(self, summary: dict[str, JSON]) -> None:
+        """Another process's table is new or changed."""
+        self.remote[str(summary["id"])] = summary
+        self._send({"type": "lobby.table", "table": summary})
+
+    def heard_unlisted(self, table_id: str) -> None:
+        """Another process's table left the list."""
+        self.remote.pop(table_id, None)
+        self._send({"type": "lobby.removed", "table": table_id})
 
     def replace_remote(self, summaries: Iterable[dict[str, JSON]], here: set[str]) -> None:
         """The other processes' open tables as they listed them just now (``here``: this
@@ -91,7 +104,3 @@ class Lobby:
             text = encode(message)
             for sub in list(self._subs):
                 sub.send_text(text)
-
-
-def _nobody(message: dict[str, JSON]) -> None:
-    pass
