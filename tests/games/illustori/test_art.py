@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from bodoge.games.illustori import art, cards, composition
+from bodoge.games.illustori import art, backdrops, cards, composition
 from bodoge.games.illustori import emoji_catalogue as cat
 from bodoge.games.illustori.cards import card, deck
 
@@ -157,7 +157,7 @@ def test_the_scene_fills_the_card_without_leaving_it() -> None:
 
 
 def test_every_setting_is_drawn_and_repeated_emoji_are_used_by_reference() -> None:
-    for key in composition.SKIES:
+    for key in backdrops.SKIES:
         c = cards.from_plan(composition.Plan("setting", key, "🐱"), random.Random(3))
         svg = art.card_svg(c)
         assert svg.count("<") > 12, key  # the place's shapes, not only a gradient

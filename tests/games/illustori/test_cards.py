@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bodoge.games.illustori import backdrops, scenes
 from bodoge.games.illustori import cards as cards_module
-from bodoge.games.illustori import composition, scenes
 from bodoge.games.illustori import emoji_catalogue as cat
 from bodoge.games.illustori.art import card_svg
 from bodoge.games.illustori.cards import (
@@ -256,7 +256,7 @@ def test_catalogue_sizes_leave_room_for_sixty_different_subjects() -> None:
 def test_every_seat_has_words_and_every_setting_a_sky() -> None:
     assert {s.char for s in cat.SEATS} <= set(scenes.SEAT_WORDS)
     assert {s.key for s in scenes.SETTINGS} == {t.key for t in scenes.themes("setting")}
-    assert set(composition.SKIES) == {s.key for s in scenes.SETTINGS}
+    assert set(backdrops.SKIES) == {s.key for s in scenes.SETTINGS}
 
 
 @pytest.mark.parametrize(
