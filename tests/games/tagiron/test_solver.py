@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import bodoge.games.tagiron.ai.solver as solver_module
 from bodoge.core.rng import rng
+from bodoge.games.tagiron.ai import histograms
 from bodoge.games.tagiron.ai.position import Position, PositionError, Question
 from bodoge.games.tagiron.ai.solver import Deduction, face_up_variants
 from bodoge.games.tagiron.ai.worlds import (
@@ -126,7 +127,7 @@ def pair_table_bits(d: Deduction, variant: int) -> float:
     one histogram of (centre, answers) per block of centres.  Kept as an
     independent reference for the symmetric sum that replaced it.
     """
-    compact, entropy_of = solver_module._compact, solver_module.entropy
+    compact, entropy_of = histograms.compact, histograms.entropy
     u, ok = d.universe, d.ok
     n, k = u.n, u.k
     a, b, c = d.others

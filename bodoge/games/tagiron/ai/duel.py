@@ -16,10 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from bodoge.core.values import JSON
+from bodoge.games.tagiron.ai.histograms import entropy
 from bodoge.games.tagiron.ai.rivals import public_hands, told_by_my_answers
 from bodoge.games.tagiron.ai.rollout import sample_costs
 from bodoge.games.tagiron.ai.situation import TIE, Situation, best_variants, pick
-from bodoge.games.tagiron.ai.solver import Deduction, Variant, entropy, face_up_variants
+from bodoge.games.tagiron.ai.solver import Deduction, Variant, face_up_variants
 from bodoge.games.tagiron.ai.worlds import (
     VARIANT_INDEX,
     hand_answer_ids,
