@@ -135,7 +135,7 @@ def view_patcher() -> Any:
     try:
         from bodoge.server.runtime.viewdiff import apply
     except ImportError:  # a tree from before the server had sub-packages
-        from bodoge.server.viewdiff import apply  # type: ignore[no-redef]
+        from bodoge.server.viewdiff import apply  # type: ignore[no-redef,import-not-found]
     return apply
 
 

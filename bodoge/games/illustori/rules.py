@@ -114,7 +114,7 @@ def to_act(state: IllustoriState) -> frozenset[int]:
     return frozenset({state.turn})
 
 
-def clock(state: IllustoriState) -> Clock[VoteTimeout] | None:
+def clock(state: IllustoriState) -> Clock[IllustoriMove] | None:
     """With the vote limit on, a running vote ends after 25 seconds, missing votes OK."""
     if state.options.vote_limit and state.phase == "vote":
         return Clock(VOTE_SECONDS, VoteTimeout())

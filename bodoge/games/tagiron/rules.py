@@ -45,7 +45,7 @@ from bodoge.games.tagiron.events import (
 )
 from bodoge.games.tagiron.moves import Ask, Declare, Pass
 from bodoge.games.tagiron.options import TagironOptions, hand_size
-from bodoge.games.tagiron.state import TagironState
+from bodoge.games.tagiron.state import Status, TagironState
 from bodoge.games.tagiron.tiles import ALL_TILES, is_possible_set, is_tile, sort_hand, sort_key
 
 #: Question cards face up at a time.
@@ -64,6 +64,7 @@ def setup(options: TagironOptions, seats: int, seed: int) -> TagironState:
     cards = list(cards_for(n))
     rng(seed, "cards").shuffle(cards)
     first = rng(seed, "first").randrange(n)
+    status: tuple[Status, ...] = ("active",) * n
     return TagironState(
         options=options,
         hands=hands,
@@ -72,7 +73,7 @@ def setup(options: TagironOptions, seats: int, seed: int) -> TagironState:
         deck=tuple(cards[FACE_UP:]),
         first=first,
         turn=first,
-        status=("active",) * n,
+        status=status,
     )
 
 
