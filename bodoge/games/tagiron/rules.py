@@ -64,7 +64,7 @@ def setup(options: TagironOptions, seats: int, seed: int) -> TagironState:
     cards = list(cards_for(n))
     rng(seed, "cards").shuffle(cards)
     first = rng(seed, "first").randrange(n)
-    status: tuple[Status, ...] = ("active",) * n
+    status: tuple[Status, ...] = tuple("active" for _ in range(n))
     return TagironState(
         options=options,
         hands=hands,
