@@ -78,25 +78,7 @@ def stats(
 ) -> list[dict[str, JSON]]:
     """Per game: games finished, wins (first place, shared or not), places, games left
     before the end (a bot finished them), rated games, and the game's own figures
-    (``Game.stat_fields``) from the seat's counts in the ``counted`` games that have them.
-
-    >>> from bodoge.games.illustori.game import IllustoriGame
-    >>> from bodoge.store import SeatRecord, TableRecord
-    >>> def played(places, rated=False, counts=None):
-    ...     seats = (SeatRecord(0, "human", "p_a"), SeatRecord(1, "bot", level="easy"))
-    ...     settings = {"rated": rated}
-    ...     record = TableRecord("t_1", "illustori", {}, settings, 1, "finished", None, 0,
-    ...                          result={"places": places}, statistics=counts)
-    ...     return TableBundle(record, seats, (), (), 0, {})
-    >>> counts = [{"played": 4, "accepted": 3}, {"played": 9, "accepted": 9}]
-    >>> row, = stats([played([1, 2], True, counts), played([2, 1]), played([1, 1], False,
-    ...               counts)], "p_a", {"illustori": IllustoriGame()})
-    >>> {k: v for k, v in row.items() if k != "figures"}
-    {'game': 'illustori', 'games': 3, 'wins': 2, 'places': {'1': 2, '2': 1}, 'left': 0, \
-'rated': 1, 'counted': 2}
-    >>> [(f["key"], f["value"]) for f in row["figures"]]
-    [('played', 8), ('accepted', 6), ('acceptance', 0.75)]
-    """
+    (``Game.stat_fields``) from the seat's counts in the ``counted`` games that have them."""
     by_game: dict[str, dict[str, JSON]] = {}
     totals: dict[str, dict[str, int]] = {}
     for bundle in bundles:

@@ -1,10 +1,7 @@
 """Table settings: how the table runs a game, as opposed to the game's own options.
 
->>> from bodoge.games import get
->>> s = parse_settings({"turn_seconds": 60}, get("tagiron"))
->>> s.to_json()  # doctest: +NORMALIZE_WHITESPACE
-{'turn_seconds': 60, 'timeout_bot': 'normal', 'assistant': None, 'bot_pace': 'normal',
- 'rated': False}
+Examples on the real games are in ``tests/server/test_game_examples.py``: the server
+names no game.
 
 The assistant (a game's, see ``Game.assist``) is on, off, or ``None``: it follows
 the seats, on only for one person playing against bots (:func:`assistant_on`).
@@ -151,12 +148,7 @@ SETTING_FIELDS: tuple[dict[str, JSON], ...] = (
 
 def fields(game: Game[Any, Any, Any]) -> list[dict[str, JSON]]:
     """The settings a table of ``game`` shows: a turn limit and its bot only with bots,
-    the assistant only where the game has one.
-
-    >>> from bodoge.games import get
-    >>> [f["key"] for f in fields(get("illustori"))]
-    ['turn_seconds', 'timeout_bot', 'bot_pace', 'rated']
-    """
+    the assistant only where the game has one."""
     shown: list[dict[str, JSON]] = []
     for f in SETTING_FIELDS:
         if f["key"] in ("turn_seconds", "timeout_bot", "bot_pace") and not game.bot_levels:
@@ -175,17 +167,7 @@ def changed_options(
     checks them; raises ``bad_options``.
 
     The player count is not among them: the seats, some of them taken, are made for it.
-    Options a table does not show (Illustori's deck) stay as the table was made.
-
-    >>> from bodoge.games import get
-    >>> game = get("illustori")
-    >>> stored = game.options_json(game.options({"players": 3}))
-    >>> changed_options(game, stored, {"secret_votes": True}).secret_votes
-    True
-    >>> changed_options(game, stored, {"players": 5})  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    bodoge.server.runtime.protocol.ProtocolError: the player count is fixed once the table...
+    Options a table does not show (a deck of pictures, say) stay as the table was made.
     """
     declared = {f.key: f for f in game.option_fields}
     for key, value in raw.items():

@@ -67,12 +67,7 @@ def add_up(totals: dict[str, int], counts: Mapping[str, int]) -> None:
 
 
 def figures(game: Game | None, totals: Mapping[str, int]) -> list[dict[str, JSON]]:
-    """What a profile shows of a player's summed counts, as the game declares it.
-
-    >>> from bodoge.games.illustori.game import IllustoriGame
-    >>> [(f["key"], f["value"]) for f in figures(IllustoriGame(), {"played": 8, "accepted": 6})]
-    [('played', 8), ('accepted', 6), ('acceptance', 0.75)]
-    """
+    """What a profile shows of a player's summed counts, as the game declares it."""
     if game is None:
         return []
     shown: list[dict[str, JSON]] = []

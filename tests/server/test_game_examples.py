@@ -1,0 +1,90 @@
+"""Examples of the server's game-blind functions on the real games.
+
+They were doctests; they live here because no module of the server names a game.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bodoge.games import get
+from bodoge.server.edge.profiles import stats
+from bodoge.server.runtime.protocol import ProtocolError
+from bodoge.server.runtime.settings import changed_options, fields, parse_settings
+from bodoge.server.services.statistics import figures
+from bodoge.store import SeatRecord, TableBundle, TableRecord
+
+
+def test_settings_of_a_tagiron_table() -> None:
+    settings = parse_settings({"turn_seconds": 60}, get("tagiron"))
+    assert settings.to_json() == {
+        "turn_seconds": 60,
+        "timeout_bot": "normal",
+        "assistant": None,
+        "bot_pace": "normal",
+        "rated": False,
+    }
+
+
+def test_an_illustori_table_shows_no_assistant() -> None:
+    assert [f["key"] for f in fields(get("illustori"))] == [
+        "turn_seconds",
+        "timeout_bot",
+        "bot_pace",
+        "rated",
+    ]
+
+
+def test_the_host_changes_options_but_not_the_player_count() -> None:
+    game = get("illustori")
+    stored = game.options_json(game.options({"players": 3}))
+    assert changed_options(game, stored, {"secret_votes": True}).secret_votes is True
+    with pytest.raises(ProtocolError, match="the player count is fixed once the table"):
+        changed_options(game, stored, {"players": 5})
+
+
+def test_a_profile_sums_a_games_figures() -> None:
+    game = get("illustori")
+    assert [(f["key"], f["value"]) for f in figures(game, {"played": 8, "accepted": 6})] == [
+        ("played", 8),
+        ("accepted", 6),
+        ("acceptance", 0.75),
+    ]
+
+
+def test_a_profile_counts_games_wins_places_and_figures() -> None:
+    def played(
+        places: list[int], rated: bool = False, counts: list[dict[str, int]] | None = None
+    ) -> TableBundle:
+        seats = (SeatRecord(0, "human", "p_a"), SeatRecord(1, "bot", level="easy"))
+        record = TableRecord(
+            "t_1",
+            "illustori",
+            {},
+            {"rated": rated},
+            1,
+            "finished",
+            None,
+            0,
+            result={"places": places},
+            statistics=counts,
+        )
+        return TableBundle(record, seats, (), (), 0, {})
+
+    counts = [{"played": 4, "accepted": 3}, {"played": 9, "accepted": 9}]
+    bundles = [played([1, 2], True, counts), played([2, 1]), played([1, 1], False, counts)]
+    (row,) = stats(bundles, "p_a", {"illustori": get("illustori")})
+    assert {k: v for k, v in row.items() if k != "figures"} == {
+        "game": "illustori",
+        "games": 3,
+        "wins": 2,
+        "places": {"1": 2, "2": 1},
+        "left": 0,
+        "rated": 1,
+        "counted": 2,
+    }
+    assert [(f["key"], f["value"]) for f in row["figures"]] == [
+        ("played", 8),
+        ("accepted", 6),
+        ("acceptance", 0.75),
+    ]
