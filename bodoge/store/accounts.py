@@ -10,9 +10,8 @@ import sqlalchemy as sa
 from bodoge.store import mapping, schema
 from bodoge.store.engine import SqlEngine
 from bodoge.store.records import AccountRecord, ChallengeRecord, PasskeyRecord
-from bodoge.store.statement import Op, Stmt
 from bodoge.store.transactions import Runner
-from bodoge.store.writes import Write
+from bodoge.store.writes import Op, Stmt, Write
 
 MAKE_ACCOUNT = Stmt(
     "UPDATE players SET account_name = ?, account_key = ?, password_hash = ?, generation = 0"

@@ -10,8 +10,7 @@ import sqlalchemy as sa
 from bodoge.store import mapping, schema
 from bodoge.store.engine import SqlEngine
 from bodoge.store.records import PictureSetRecord
-from bodoge.store.statement import ANY_TIME, Op, Stmt
-from bodoge.store.writes import Write
+from bodoge.store.writes import ANY_TIME, Op, Stmt, Write
 
 INSERT_PICTURE_SET = Stmt(
     "INSERT INTO picture_sets (id, size, created_at, owner, bytes, used_at)"

@@ -10,8 +10,7 @@ from bodoge.store import mapping, schema
 from bodoge.store.engine import SqlEngine
 from bodoge.store.loading import players_by_id
 from bodoge.store.records import PlayerRecord
-from bodoge.store.statement import ANY_TIME, Op, Stmt
-from bodoge.store.writes import Write
+from bodoge.store.writes import ANY_TIME, Op, Stmt, Write
 
 INSERT_PLAYER = Stmt("INSERT INTO players (id, name, token_hash, created_at) VALUES (?, ?, ?, ?)")
 RENAME_PLAYER = Stmt("UPDATE players SET name = ? WHERE id = ?")

@@ -3,7 +3,7 @@
 :class:`SqlStore` is one object made of the store's parts:
 
 * :mod:`~bodoge.store.engine`: the database and the one writer that commits in groups
-  (:mod:`~bodoge.store.writes` plans a group, :mod:`~bodoge.store.sqlite_writer` is
+  (:mod:`~bodoge.store.writes` plans a group, :class:`~bodoge.store.engine.SqliteWriter` is
   SQLite's writer thread, :mod:`~bodoge.store.failures` says what a failed write is);
 * :mod:`~bodoge.store.opening` (URLs, the engine, SQLite's settings) and
   :mod:`~bodoge.store.upgrade` (the schema's version, migrated on open:

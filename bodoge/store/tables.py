@@ -10,8 +10,7 @@ import sqlalchemy as sa
 from bodoge.store import mapping, schema
 from bodoge.store.engine import SqlEngine
 from bodoge.store.records import ChatRecord, MoveRecord, SeatRecord, TableRecord, Timers
-from bodoge.store.statement import Op, Stmt
-from bodoge.store.writes import SET_STATISTICS, SET_TIMERS, MoveWrite, Write, finish_ops
+from bodoge.store.writes import SET_STATISTICS, SET_TIMERS, MoveWrite, Op, Stmt, Write, finish_ops
 
 INSERT_TABLE = Stmt(
     "INSERT INTO tables (id, game, options, settings, seed, status, host, created_at,"

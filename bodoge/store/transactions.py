@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import sqlalchemy as sa
 
-from bodoge.store.statement import Stmt
+from bodoge.store.writes import Stmt
 
 T = TypeVar("T")
 
