@@ -99,7 +99,9 @@ async def _older_store(path, player: str, finished: int) -> None:
             )
     await store.close()
     with sqlite3.connect(path) as db:
+        # Before statistics there were no schema versions either: an unversioned store.
         db.execute("ALTER TABLE tables DROP COLUMN statistics")
+        db.execute("DROP TABLE alembic_version")
 
 
 async def test_an_older_stores_games_are_replayed_once_for_their_statistics(tmp_path) -> None:
