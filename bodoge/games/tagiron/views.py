@@ -46,9 +46,27 @@ def view(state: TagironState, seat: Seat | None) -> dict[str, JSON]:
     ``revealed`` (every hand and the centre, once the game is over).
     """
     ended = state.phase == "ended"
+    return {
+        **_shared(state),
+        "you": seat,
+        "hand": list(state.hands[seat]) if seat is not None else None,
+        "may_ask": seat is not None and state.may_ask(seat),
+        "may_declare": seat is not None and state.may_declare(seat),
+        "may_pass": seat is not None and state.may_pass(seat),
+        "log": [log_entry_json(e, seat, ended=ended) for e in state.log],
+    }
+
+
+# A cache entry holds its state alive: keep few, as a table renders its seats' views of a
+# state one after another.
+@identity_cache(limit=64)
+def _shared(state: TagironState) -> dict[str, JSON]:
+    """What every seat's view of ``state`` holds alike, made once per state rather than
+    once per seat (a table renders all its seats' views of a state together); the keys a
+    seat's view sets for itself stand here in their places, so every view has one order."""
     facts = TableFacts(
         players=state.players,
-        you=seat,
+        you=None,
         turn=state.turn,
         to_act=to_act(state),  # nobody is awaited in secret: every seat may know
         result=state.result,
@@ -58,17 +76,17 @@ def view(state: TagironState, seat: Seat | None) -> dict[str, JSON]:
     return {
         "game": "tagiron",
         **facts.to_json(),
-        "hand": list(state.hands[seat]) if seat is not None else None,
+        "hand": None,
         "centre_size": len(state.centre) if state.players > 2 else 0,
         "face_up": list(state.face_up),
         "first": state.first,
         "phase": state.phase,
         "status": list(state.status),
-        "may_ask": seat is not None and state.may_ask(seat),
-        "may_declare": seat is not None and state.may_declare(seat),
-        "may_pass": seat is not None and state.may_pass(seat),
-        "log": [log_entry_json(e, seat, ended=ended) for e in state.log],
-        "revealed": revealed(state.hands, state.centre) if ended else None,
+        "may_ask": False,
+        "may_declare": False,
+        "may_pass": False,
+        "log": [],
+        "revealed": revealed(state.hands, state.centre) if state.phase == "ended" else None,
     }
 
 
