@@ -47,7 +47,7 @@ from bodoge.server.services.identity import Players, hash_token
 from bodoge.server.services.quotas import Buckets
 from bodoge.server.services.replies import (
     REMEMBERED,
-    RETRY_CODES,
+    kept_for_retry,
     RETRY_WAIT_SECONDS,
     RecentReplies,
 )
@@ -276,7 +276,7 @@ class Connection:
             return
         future, request_id = self._retry
         self._retry = None
-        failed = not future.done() or future.result().get("code") in RETRY_CODES
+        failed = not future.done() or not kept_for_retry(future.result())
         if failed and self.player is not None:
             self.desk.recent.forget(
                 self.player.id,

@@ -37,8 +37,31 @@ from bodoge.server.runtime.protocol import ProtocolError
 
 log = logging.getLogger(__name__)
 
-#: Refusals a retry of the same request may not get again: the server failed, not the request.
-RETRY_CODES = frozenset({"internal_error", "store_unavailable"})
+#: Refusals a retry of the same request may not get again: they tell of the server's state at
+#: that moment (it failed, the store or the table's process was away, the client went too
+#: fast), not of the request, so the same request may succeed later and is run again.
+RETRY_CODES = frozenset(
+    {
+        "internal_error",
+        "store_unavailable",
+        "table_unavailable",
+        "rate_limited",
+        "table_rate_limited",
+    }
+)
+
+
+def kept_for_retry(reply: Mapping[str, JSON]) -> bool:
+    """Whether a retry of the request gets ``reply`` again (else the retry runs anew).
+
+    >>> kept_for_retry({"type": "ack", "id": 3})
+    True
+    >>> kept_for_retry({"type": "error", "id": 3, "code": "not_your_turn"})
+    True
+    >>> kept_for_retry({"type": "error", "id": 3, "code": "table_unavailable"})
+    False
+    """
+    return reply.get("code") not in RETRY_CODES
 
 #: How long a retry waits for the first request's reply when that is still being handled.
 RETRY_WAIT_SECONDS = 30.0
@@ -178,7 +201,7 @@ class RecentReplies:
         if shared is None or done.cancelled():
             return
         reply = done.result()
-        if reply.get("code") in RETRY_CODES:
+        if not kept_for_retry(reply):
             work = shared.forget(player_id, request_id)
         else:
             work = shared.write(player_id, request_id, {**note, "reply": reply}, self.seconds)
