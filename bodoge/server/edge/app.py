@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 
 from bodoge.server.edge.account_api import account_routes
 from bodoge.server.edge.api import api_routes
@@ -25,6 +26,7 @@ from bodoge.server.edge.assets import asset_routes
 from bodoge.server.edge.metrics import routes as metrics_routes
 from bodoge.server.edge.pages import page_routes, static_routes
 from bodoge.server.edge.profiles import profile_routes
+from bodoge.server.edge.unavailable import StoreUnavailableAnswers
 from bodoge.server.edge.websocket import websocket_routes
 from bodoge.server.runtime.config import ServerConfig
 from bodoge.server.runtime.stats import GC
@@ -61,4 +63,6 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
         *websocket_routes(server),
         *static_routes(server.games.values()),  # last: /static takes every path below it
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(
+        routes=routes, lifespan=lifespan, middleware=[Middleware(StoreUnavailableAnswers)]
+    )

@@ -47,9 +47,9 @@ from bodoge.server.services.identity import Players, hash_token
 from bodoge.server.services.quotas import Buckets
 from bodoge.server.services.replies import (
     REMEMBERED,
-    kept_for_retry,
     RETRY_WAIT_SECONDS,
     RecentReplies,
+    kept_for_retry,
 )
 from bodoge.store import Store, StoreUnavailable, is_unavailable
 

@@ -63,6 +63,7 @@ def kept_for_retry(reply: Mapping[str, JSON]) -> bool:
     """
     return reply.get("code") not in RETRY_CODES
 
+
 #: How long a retry waits for the first request's reply when that is still being handled.
 RETRY_WAIT_SECONDS = 30.0
 
