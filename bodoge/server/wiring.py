@@ -81,7 +81,7 @@ class Server:
                 deck_bytes=lambda: counters.deck_bytes_kept,
                 takeovers=lambda: self.cluster.takeovers if self.cluster else 0,
                 redis_reconnects=lambda: self.cluster.redis_reconnects if self.cluster else 0,
-                database_reconnects=lambda: self.cluster.database_reconnects if self.cluster else 0,
+                database_reconnects=self._database_reconnects,
             ),
         )
         #: Cluster mode (``config.redis_url``): the bus, the lease and the owned tables.
@@ -92,6 +92,12 @@ class Server:
         #: Reviews being worked out, by table id (visitors asking at once share one).
         self.reviews_running: dict[str, asyncio.Future[dict[str, JSON] | None]] = {}
         self._desk: Desk | None = None
+
+    def _database_reconnects(self) -> int:
+        """The store's writer finding the database again, and the cluster lease's loop."""
+        store = getattr(self, "store", None)
+        found = getattr(store, "reconnects", 0)
+        return int(found) + (self.cluster.database_reconnects if self.cluster else 0)
 
     async def start(self) -> None:
         self.store = self._given_store or await open_store(self.config.db_url)

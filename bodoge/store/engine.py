@@ -97,6 +97,10 @@ class SqlEngine:
         self.fence: Fence | None = None
         #: The schema version the store is at once started (bodoge/store/upgrade.py).
         self.schema_version: str | None = None
+        #: Times the writer found the database again after it could not write a group (the
+        #: metric ``bodoge_database_reconnects``, with the cluster lease's own).
+        self.reconnects = 0
+        self._unreachable = False
 
     @property
     def on_commit(self) -> Callable[[float], None] | None:
@@ -199,6 +203,7 @@ class SqlEngine:
                 outcomes = await self._commit(writes)
             except Exception as exc:  # the database is gone: every write of the group failed
                 outcomes = [StoreUnavailable(str(exc))] * len(group)
+            self._note_reach(outcomes)
             if self._on_commit is not None:
                 self._on_commit(time.perf_counter() - began)
             for (_, future), failed in zip(group, outcomes, strict=True):
@@ -209,6 +214,15 @@ class SqlEngine:
                         future.set_exception(failed)
             if stop:
                 return
+
+    def _note_reach(self, outcomes: Outcomes) -> None:
+        """Count a reconnection when a group commits after groups the database refused."""
+        if any(isinstance(failed, StoreUnavailable) for failed in outcomes):
+            self._unreachable = True
+        elif self._unreachable:
+            self._unreachable = False
+            self.reconnects += 1
+            log.warning("the database takes writes again")
 
     async def _commit(self, writes: list[AnyWrite]) -> Outcomes:
         """Commit a group for the writer task (not SQLite's): what became of each write."""
