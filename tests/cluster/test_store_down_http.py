@@ -17,7 +17,6 @@ from pathlib import Path
 import httpx
 
 from tests.support.client import Client
-
 from tests.support.live_server import DEFAULT_ARGS, LiveServer
 from tests.support.services import PostgresServer
 
