@@ -13,6 +13,7 @@ BENCH_MODULES = (
     "bodoge.bench.store",
     "bodoge.bench.trace_move",
     "bodoge.bench.upgrade",
+    "bodoge.bench.growth",
 )
 
 

@@ -1,7 +1,8 @@
 """``bodoge db``: the store's schema version, for a deploy step or a look.
 
 * ``bodoge db upgrade`` brings the store to the newest version this bodoge knows, without
-  serving (in a cluster: once, before the processes are rolled; docs/deploy.md);
+  serving (in a cluster: once, before the processes are rolled; docs/deploy.md), then
+  replays once the games kept from before their statistics were counted;
 * ``bodoge db current`` prints the store's version and whether it is the newest;
 * ``bodoge db history`` lists the versions this bodoge knows, newest first.
 
@@ -73,6 +74,25 @@ async def _run(url: str, command: str) -> int:
             print(f"already at {version}")
         else:
             print(f"upgraded from {found or 'none'} to {version} in {took:.2f} s")
-        return 0
     finally:
         await engine.dispose()
+    await _fill_statistics(url)
+    return 0
+
+
+async def _fill_statistics(url: str) -> None:
+    """The statistics of games a store kept from before they were counted, replayed once
+    here, the deploy step, rather than by the first server that starts on the store."""
+    from bodoge.games import registry
+    from bodoge.server.services.statistics import fill_in
+    from bodoge.store import open_store
+
+    store = await open_store(url)
+    try:
+        began = time.perf_counter()
+        filled = await fill_in(store, registry())
+        if filled:
+            took = time.perf_counter() - began
+            print(f"statistics of {filled} older games filled in {took:.1f} s")
+    finally:
+        await store.close()

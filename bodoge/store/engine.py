@@ -65,6 +65,10 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+#: Rows of each index SQLite's ANALYZE samples (its documentation suggests 100 to 1000).
+ANALYSIS_LIMIT = 1000
+#: Checkpoints between two ``PRAGMA optimize`` (once an hour).
+OPTIMIZE_EVERY = 1800
 #: Seconds between WAL checkpoints, which run beside the writer instead of inside its commits.
 CHECKPOINT_SECONDS = 2.0
 
@@ -122,6 +126,8 @@ class SqlEngine:
             if path and path != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.schema_version = await upgrade(self.engine)
+        if self.is_sqlite:
+            await self._optimize(first=True)
         if self._sqlite is not None:
             await self._sqlite.start()
         else:
@@ -148,11 +154,33 @@ class SqlEngine:
         await self.engine.dispose()
 
     async def _checkpoint_loop(self) -> None:
+        checkpoints = 0
         while not self._closing.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._closing.wait(), CHECKPOINT_SECONDS)
             if not self._closing.is_set():
                 await self._checkpoint("PASSIVE")
+                checkpoints += 1
+                if checkpoints % OPTIMIZE_EVERY == 0:
+                    await self._optimize(first=False)
+
+    async def _optimize(self, *, first: bool) -> None:
+        """Keep SQLite's statistics of the indexes current (``PRAGMA optimize``), as its
+        documentation asks of a long-lived connection: without them the planner guesses,
+        and once chose the status index for the Finished tab, reading every finished game.
+
+        At each start a sampled ``ANALYZE`` (``analysis_limit`` rows an index) makes them
+        anew in milliseconds, even on a store of hundreds of thousands of games: a store
+        analysed while it was empty, or before a release added indexes, would mislead the
+        planner until the next ``optimize`` (which, before SQLite 3.46, looks only at the
+        tables its own connection has queried).
+        """
+        try:
+            async with self.engine.begin() as conn:
+                await conn.exec_driver_sql(f"PRAGMA analysis_limit={ANALYSIS_LIMIT}")
+                await conn.exec_driver_sql("ANALYZE" if first else "PRAGMA optimize")
+        except Exception:
+            log.warning("updating SQLite's statistics failed", exc_info=True)
 
     async def _checkpoint(self, mode: str) -> tuple[int, int, int] | None:
         """Copy the WAL into the database; PASSIVE never waits for (or blocks) the writer.

@@ -58,17 +58,8 @@ class TableLoading(SqlEngine):
             return [mapping.table(r) for r in rows]
 
     async def played_tables(self, player_id: str, limit: int = 50) -> list[TableBundle]:
-        t, c = schema.tables.c, schema.seats.c
-        held = sa.select(c.table_id).where(
-            sa.or_(c.player == player_id, c.left_player == player_id)
-        )
         async with self.engine.connect() as conn:
-            rows = await conn.execute(
-                sa.select(schema.tables)
-                .where(t.status == "finished", t.id.in_(held))
-                .order_by(t.finished_at.desc(), t.id)
-                .limit(limit)
-            )
+            rows = await conn.execute(played_query(player_id, limit))
             records = [mapping.table(r) for r in rows]
             if not records:
                 return []
@@ -87,6 +78,42 @@ class TableLoading(SqlEngine):
             )
             for r in records
         ]
+
+
+def played_query(player_id: str, limit: int) -> sa.Select[Any]:
+    """The newest ``limit`` finished tables where ``player_id`` held or left a seat.
+
+    The plan starts from the player's own seats (two index lookups) and reads each of their
+    tables by its key, so its time follows the player's own games, not every game the store
+    has kept: the tables' finished_at index, walked newest first until enough of the player's
+    tables turn up, reads the whole store for a player whose games are old.  The seats are
+    a materialised CTE, which no planner may fold into the outer query.
+    """
+    t, c = schema.tables.c, schema.seats.c
+    mine = (
+        sa.union(
+            sa.select(c.table_id).where(c.player == player_id),
+            sa.select(c.table_id).where(c.left_player == player_id),
+        )
+        .cte("mine")
+        .prefix_with("MATERIALIZED")
+    )
+    # The newest first by their keys alone, then the whole rows of those: sorting every one
+    # of a busy player's tables whole (options, result, statistics) cost more than reading it.
+    newest = (
+        sa.select(t.id)
+        .join(mine, mine.c.table_id == t.id)
+        .where(t.status == sa.literal_column("'finished'"))
+        .order_by(t.finished_at.desc(), t.id)
+        .limit(limit)
+        .cte("newest")
+        .prefix_with("MATERIALIZED")
+    )
+    return (
+        sa.select(schema.tables)
+        .join(newest, newest.c.id == t.id)
+        .order_by(t.finished_at.desc(), t.id)
+    )
 
 
 async def _bundles(

@@ -13,9 +13,10 @@ from bodoge.store.records import RatingRecord
 from bodoge.store.transactions import Runner, on_sqlite, sa_runner
 
 _UPSERT_RATING = (
-    "INSERT INTO ratings (player, game, mu, sigma, games, updated_at) VALUES (?, ?, ?, ?, ?, ?)"
+    "INSERT INTO ratings (player, game, mu, sigma, games, updated_at, ordinal)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
     " ON CONFLICT (player, game) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,"
-    " games = excluded.games, updated_at = excluded.updated_at"
+    " games = excluded.games, updated_at = excluded.updated_at, ordinal = excluded.ordinal"
 )
 _INSERT_RATING_POINT = (
     "INSERT INTO rating_history (table_id, player, game, mu, sigma, games, at)"
@@ -69,7 +70,7 @@ class RatingQueries(SqlEngine):
         query = (
             schema.ratings.select()
             .where(c.game == game, c.games >= min_games, ~c.player.like("bot:%"))
-            .order_by((c.mu - 3 * c.sigma).desc(), c.player)
+            .order_by(c.ordinal.desc(), c.player.desc())  # the index read backwards
             .limit(limit)
         )
         async with self.engine.connect() as conn:
@@ -107,6 +108,7 @@ def _settle(
         )
         current = {r[0]: RatingRecord(r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows}
     for r in update(current):
-        run(_UPSERT_RATING, (r.player, game, r.mu, r.sigma, r.games, r.at))
+        ordinal = r.mu - 3 * r.sigma
+        run(_UPSERT_RATING, (r.player, game, r.mu, r.sigma, r.games, r.at, ordinal))
         run(_INSERT_RATING_POINT, (table_id, r.player, game, r.mu, r.sigma, r.games, r.at))
     return True

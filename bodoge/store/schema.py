@@ -126,6 +126,9 @@ ratings = sa.Table(
     sa.Column("sigma", sa.Float, nullable=False),
     sa.Column("games", sa.Integer, nullable=False),
     sa.Column("updated_at", sa.BigInteger, nullable=False),
+    # mu - 3 sigma (OpenSkill's "ordinal", what a leaderboard ranks by), kept with every
+    # rating so that a leaderboard reads an index instead of sorting every rating of a game.
+    sa.Column("ordinal", sa.Float, nullable=True),
 )
 
 # A rating after each rated game: the key (table, player) is what makes a game count once.
@@ -247,3 +250,19 @@ pictures = sa.Table(
     sa.Column("data", sa.LargeBinary, nullable=False),
     sa.Column("media_type", sa.String(32), nullable=False),
 )
+
+# Reads people wait on served by an index, so that their time does not grow with the number
+# of games a store has kept (docs/performance.md, "The store over a year"); revision 0002.
+#: The Finished tab and the statistics back-fill's newest-first walk: equality on the status
+#: then the time, so no plan needs the database's statistics (SQLite has none until ANALYZE).
+FINISHED_INDEX = sa.Index("tables_finished_by_time", tables.c.status, tables.c.finished_at)
+#: Finished tables without statistics yet: the back-fill finds them without reading the others.
+UNSUMMARISED_INDEX = sa.Index(
+    "tables_unsummarised",
+    tables.c.finished_at,
+    tables.c.id,
+    sqlite_where=sa.and_(tables.c.status == "finished", tables.c.statistics.is_(None)),
+    postgresql_where=sa.and_(tables.c.status == "finished", tables.c.statistics.is_(None)),
+)
+#: A leaderboard: a game's ratings by the number shown (their ordinal), best first.
+ORDINAL_INDEX = sa.Index("ratings_by_ordinal", ratings.c.game, ratings.c.ordinal, ratings.c.player)

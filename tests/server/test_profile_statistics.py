@@ -9,11 +9,20 @@ import sqlite3
 
 import httpx
 
+from bodoge.cli import main
 from bodoge.games import registry
 from bodoge.games.tagiron.game import TagironGame
 from bodoge.games.tagiron.moves import Declare, Pass
 from bodoge.server.services.statistics import fill_in
-from bodoge.store import MoveRecord, PlayerRecord, SeatRecord, TableRecord, Timers, open_store
+from bodoge.store import (
+    MoveRecord,
+    PlayerRecord,
+    SeatRecord,
+    TableRecord,
+    Timers,
+    open_store,
+    sqlite_url,
+)
 from tests.games.tagiron.helpers import any_question, new
 from tests.server.tagiron_play import history, play_seat
 from tests.support.client import Client
@@ -99,7 +108,11 @@ async def _older_store(path, player: str, finished: int) -> None:
             )
     await store.close()
     with sqlite3.connect(path) as db:
-        # Before statistics there were no schema versions either: an unversioned store.
+        # Before statistics there were no schema versions either: an unversioned store,
+        # without what later versions added.
+        for index in ("tables_unsummarised", "tables_finished_by_time", "ratings_by_ordinal"):
+            db.execute(f"DROP INDEX {index}")
+        db.execute("ALTER TABLE ratings DROP COLUMN ordinal")
         db.execute("ALTER TABLE tables DROP COLUMN statistics")
         db.execute("DROP TABLE alembic_version")
 
@@ -137,3 +150,21 @@ async def test_a_server_started_on_an_older_store_fills_in_its_statistics(
             await asyncio.sleep(0.1)
     assert counted == 2
     assert figures == {"right": 2, "questions_to_right": 1.0, "questions": 2}
+
+
+def test_the_deploy_step_fills_in_an_older_stores_statistics(tmp_path, capsys) -> None:
+    """``bodoge db upgrade`` replays the older games once, so no server has to."""
+    asyncio.run(_older_store(tmp_path / "bodoge.sqlite3", "p_oldtimer", 3))
+    assert main(["db", "--data", str(tmp_path), "upgrade"]) == 0
+    assert "statistics of 3 older games filled in" in capsys.readouterr().out
+
+    async def left() -> list[str]:
+        store = await open_store(sqlite_url(tmp_path))
+        try:
+            return await store.unsummarised_tables()
+        finally:
+            await store.close()
+
+    assert asyncio.run(left()) == []
+    assert main(["db", "--data", str(tmp_path), "upgrade"]) == 0
+    assert "statistics" not in capsys.readouterr().out  # once
