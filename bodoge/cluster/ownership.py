@@ -71,6 +71,7 @@ DB_NOW = "(extract(epoch from clock_timestamp()) * 1000)::bigint"
 
 TablesCallback = Callable[[set[str]], Awaitable[None]]
 ClaimsCallback = Callable[[dict[str, int]], Awaitable[None]]
+ProcessesCallback = Callable[[set[str]], Awaitable[None]]
 
 _LIVE = f"SELECT id FROM cluster_processes WHERE expires_at > {DB_NOW}"
 
@@ -182,7 +183,8 @@ class Ownership:
 
     ``on_lost`` hears of tables this process no longer holds (another process claimed them
     while its lease had lapsed); ``on_orphans`` of tables it took over from a dead process
-    (table → epoch): the server loads and runs those. Callbacks run on the renewal and scan
+    (table → epoch): the server loads and runs those; ``on_departed`` of processes whose
+    lease ended since the last scan. Callbacks run on the renewal and scan
     tasks, one at a time; they should queue work rather than wait for it.
     """
 
@@ -196,6 +198,7 @@ class Ownership:
         scan_interval: float = SCAN_INTERVAL,
         on_lost: TablesCallback | None = None,
         on_orphans: ClaimsCallback | None = None,
+        on_departed: ProcessesCallback | None = None,
     ) -> None:
         if engine.dialect.name != "postgresql":
             raise NeedsPostgres(f"cluster mode needs PostgreSQL, not {engine.dialect.name}")
@@ -206,6 +209,10 @@ class Ownership:
         self.scan_interval = scan_interval
         self.on_lost = on_lost
         self.on_orphans = on_orphans
+        #: Hears of processes seen alive at the last scan whose lease has ended since (they
+        #: died or left): what they left unfinished besides their tables is settled then.
+        self.on_departed = on_departed
+        self._live: set[str] = set()
         #: Tables this process holds, with the epoch of its claim.
         self.held: dict[str, int] = {}
         #: Tables taken over from dead processes.
@@ -450,6 +457,9 @@ class Ownership:
                     sa.text(f"DELETE FROM cluster_processes WHERE expires_at < {DB_NOW} - :age"),
                     {"age": FORGET_AFTER_MS},
                 )
+        departed, self._live = self._live - set(live), set(live)
+        if departed and self.on_departed is not None and self.lease_valid:
+            await self.on_departed(departed)
         mine = [t for t in orphans if rendezvous_winner(t, live) == self.process]
         if not mine or not self.lease_valid:
             return {}

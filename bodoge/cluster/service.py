@@ -34,6 +34,7 @@ from bodoge.cluster.ownership import (
     LEASE,
     ClaimsCallback,
     Ownership,
+    ProcessesCallback,
     TablesCallback,
     fenced,
     prepare,
@@ -58,6 +59,7 @@ class ClusterService:
         lease: float = LEASE,
         on_lost: TablesCallback | None = None,
         on_orphans: ClaimsCallback | None = None,
+        on_departed: ProcessesCallback | None = None,
     ) -> None:
         self.engine = engine
         self.namespace = namespace
@@ -72,6 +74,7 @@ class ClusterService:
             lease=lease,
             on_lost=on_lost,
             on_orphans=on_orphans,
+            on_departed=on_departed,
         )
         #: Tables being created here: their insert passes the fence before they are claimed.
         self._creating: set[str] = set()

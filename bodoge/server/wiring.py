@@ -181,6 +181,7 @@ class Server:
             lease=config.lease_seconds,
             on_lost=self._lost,
             on_orphans=self._orphans,
+            on_departed=self._departed,
         )
         await self.cluster.start()
         self.cluster.on_renamed = self._renamed_elsewhere
@@ -230,6 +231,12 @@ class Server:
 
     async def _orphans(self, claims: dict[str, int]) -> None:
         self.tables.spawn(self.tables.take_over(set(claims)))
+
+    async def _departed(self, processes: set[str]) -> None:
+        """Processes died or left: the ratings of games that ended on them just before, left
+        pending, are settled now rather than at the next housekeeping pass (every process
+        hears it; the store settles each game exactly once)."""
+        self.tables.spawn(self.ratings.settle_pending())
 
     def _tables_owned(self) -> int:
         tables = getattr(self, "tables", None)
