@@ -86,6 +86,8 @@ def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
                 namespace = f"bench:{os.urandom(5).hex()}"
                 flags = ["--db", sqlalchemy_url(args.cluster_pg, database)]
                 flags += ["--redis", args.cluster_redis, "--redis-namespace", namespace]
+                # The clients come from this machine, through nginx or directly.
+                flags += ["--trusted-proxies", "127.0.0.1"]
                 extras = [flags] * args.cluster
             for i, extra in enumerate(extras):  # one after another: the first makes the schema
                 server, url = start_server(data / f"p{i}", tree or HERE, extra)

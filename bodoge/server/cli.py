@@ -183,6 +183,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         " addresses or networks, e.g. 127.0.0.1,10.0.0.0/8 (default: none, never trust"
         " the header)",
     )
+    parser.add_argument(
+        "--facing-clients",
+        action="store_true",
+        help="cluster mode: visitors connect to this process directly, with no reverse proxy"
+        " in front (without it, --redis needs --trusted-proxies, or the rates would count"
+        " every visitor as the proxy)",
+    )
     parser.add_argument("--log-level", default="warning", help="uvicorn's log level")
     parser.set_defaults(func=serve)
 
@@ -284,6 +291,14 @@ def serve(args: argparse.Namespace) -> int:
         error = cluster_config_error(db_url, args.redis, args.redis_namespace)
         if error is None and not args.lease > 0:
             error = f"--lease must be a positive number of seconds, not {args.lease}"
+        if error is None and not args.trusted_proxies and not args.facing_clients:
+            # Behind a load balancer every visitor would be the balancer's address: the
+            # rates an hour would be the whole site's, and one visitor could spend them.
+            error = (
+                "--redis runs behind a load balancer: name it with --trusted-proxies"
+                " ADDRESSES (nginx's address, e.g. 127.0.0.1), or say --facing-clients if"
+                " visitors connect to this process directly"
+            )
         if error:
             raise SystemExit(f"bodoge serve: {error}")
     from bodoge.store.upgrade import SchemaTooNew, refuse_newer

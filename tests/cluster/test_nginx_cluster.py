@@ -230,6 +230,7 @@ async def test_both_games_to_the_end_through_restarts_and_a_kill(tmp_path: Path)
                 args = [
                     *DEFAULT_ARGS,
                     *("--db", pg.url(), "--redis", redis.url, "--lease", "1"),
+                    *("--trusted-proxies", "127.0.0.1"),
                     *("--bot-workers", "0", "--log-level", "info"),
                 ]
                 server = LiveServer(tmp_path / f"p{i}", args=args)

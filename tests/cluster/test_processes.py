@@ -49,6 +49,7 @@ async def make_process(
             namespace.prefix,
             "--lease",
             str(lease),
+            "--facing-clients",
             "--bot-workers",
             "0",
             "--log-level",

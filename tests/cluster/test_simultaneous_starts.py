@@ -48,6 +48,7 @@ async def test_processes_started_together_all_come_up(store: str, tmp_path: Path
                 REDIS,
                 "--redis-namespace",
                 f"test:starts:{where.name}:{id(url)}",
+                "--facing-clients",
                 "--bot-workers",
                 "0",
             ]

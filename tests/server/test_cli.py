@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import platformdirs
@@ -30,3 +32,13 @@ def test_serve_options() -> None:
 def test_bench_server_options() -> None:
     args = build_parser().parse_args(["bench", "server", "--tables", "500", "--duration", "60"])
     assert (args.tables, args.duration, args.players) == (500, 60.0, 4)
+
+
+def test_a_cluster_process_needs_to_know_its_proxy(tmp_path: Path) -> None:
+    """Behind nginx every visitor is nginx's address: without --trusted-proxies the rates an
+    hour would be the whole site's. A cluster process refuses to start unprepared."""
+    command = [sys.executable, "-m", "bodoge", "serve", "--data", str(tmp_path)]
+    command += ["--db", "postgresql+asyncpg://bodoge@db.invalid/bodoge", "--redis", "redis://x"]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert run.returncode != 0
+    assert "--trusted-proxies" in run.stderr and "--facing-clients" in run.stderr, run.stderr
