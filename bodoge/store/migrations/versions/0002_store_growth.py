@@ -35,6 +35,11 @@ def upgrade() -> None:
         sqlite_where=sa.text(UNSUMMARISED),
         postgresql_where=sa.text(UNSUMMARISED),
     )
+    if op.get_bind().dialect.name == "postgresql":
+        # The planner's statistics of the new column and indexes now, not at autovacuum's
+        # next pass (SQLite's are made at each start: bodoge/store/engine.py).
+        op.execute("ANALYZE tables")
+        op.execute("ANALYZE ratings")
 
 
 def downgrade() -> None:
