@@ -105,3 +105,14 @@ def test_the_cli_bench_prints_its_figures() -> None:
     for label in ("python -c pass", "tagiron solve", "tagiron assist"):
         assert re.search(re.escape(label) + r".* [\d.]+ s .* [\d.]+ s .* [\d.]+×", out), out
     assert re.search(r"solve: [\d.]+ s wall, target < 0\.400 s: (met|not met)", out), out
+
+
+def test_serve_prints_localhost_for_a_local_server(tmp_path: Path) -> None:
+    """A browser refuses passkeys on an IP address: the printed URL names the host."""
+    from tests.support.live_server import URL_LINE, LiveServer
+
+    with LiveServer(tmp_path) as server:
+        found = URL_LINE.search(server.log())
+        assert found, server.log()
+        assert found.group(1) == f"http://localhost:{server.port}/"
+        assert "127.0.0.1" not in found.group(1)

@@ -105,7 +105,9 @@ def start_server(
         seen.append(line)
         found = re.search(r"serving on (http://\S+?/)\s", line)
         if found:
-            return process, found.group(1).replace("http://", "ws://") + "ws"
+            # The server prints localhost for a browser; the bench's client skips the lookup.
+            url = found.group(1).replace("//localhost:", "//127.0.0.1:")
+            return process, url.replace("http://", "ws://") + "ws"
     raise RuntimeError("the server did not start:\n" + "".join(seen[-30:]))
 
 

@@ -18,6 +18,27 @@ from bodoge.server.runtime.config import DAY, Limits, Quotas, ServerConfig
 from bodoge.store import sqlite_url
 
 
+def shown_url(host: str, port: int) -> str:
+    """The address to open a server listening on ``host`` at: ``localhost`` for this machine.
+
+    A browser refuses passkeys (WebAuthn) on an IP address, 127.0.0.1 included, so the URL
+    printed for a local server names the host; a server listening on every address is
+    reached from this machine the same way.
+
+    >>> shown_url("127.0.0.1", 8000), shown_url("0.0.0.0", 80), shown_url("::1", 8000)
+    ('http://localhost:8000/', 'http://localhost:80/', 'http://localhost:8000/')
+    >>> shown_url("192.168.1.5", 8000), shown_url("fd00::5", 8000), shown_url("box.lan", 8)
+    ('http://192.168.1.5:8000/', 'http://[fd00::5]:8000/', 'http://box.lan:8/')
+    """
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return f"http://{host}:{port}/"
+    if address.is_loopback or address.is_unspecified:
+        return f"http://localhost:{port}/"
+    return f"http://[{host}]:{port}/" if address.version == 6 else f"http://{host}:{port}/"
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("serve", help="run the table server")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
@@ -316,8 +337,7 @@ def serve(args: argparse.Namespace) -> int:
     sock.bind((args.host, args.port))
     sock.listen(2048)  # connections made as soon as the URL is printed wait in the backlog
     port = sock.getsockname()[1]
-    shown_host = f"[{args.host}]" if family == socket.AF_INET6 else args.host
-    url = f"http://{shown_host}:{port}/"
+    url = shown_url(args.host, port)
 
     def ready() -> None:
         where = db_url if args.db else str(data)

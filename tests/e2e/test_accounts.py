@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from tests.e2e import ui
-from tests.e2e.conftest import DESKTOP, check_socket
+from tests.e2e.conftest import DESKTOP, PHONE, check_socket
 from tests.e2e.test_accessibility import Audit
 from tests.support.live_server import DEFAULT_ARGS, LiveServer
 
@@ -21,8 +21,16 @@ def open_at(browser: object) -> Iterator[Callable[..., object]]:
     need a host name, not an address — with its page's errors collected."""
     contexts, errors = [], []
 
-    def open_(server: LiveServer, path: str = "/", lang: str = "ja") -> object:
-        context = browser.new_context(viewport=DESKTOP, locale="ja-JP")  # type: ignore[attr-defined]
+    def open_(
+        server: LiveServer,
+        path: str = "/",
+        lang: str = "ja",
+        *,
+        host: str = "localhost",
+        viewport: dict[str, int] = DESKTOP,
+        proxy: dict[str, str] | None = None,
+    ) -> object:
+        context = browser.new_context(viewport=viewport, locale="ja-JP", proxy=proxy)  # type: ignore[attr-defined]
         context.add_init_script(
             f"try {{ localStorage.setItem('bodoge.lang', '{lang}'); }} catch (e) {{}}"
         )
@@ -31,7 +39,7 @@ def open_at(browser: object) -> Iterator[Callable[..., object]]:
         page.set_default_timeout(15_000)
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("websocket", lambda ws: check_socket(ws, f"to the page {path}"))
-        page.goto(f"http://localhost:{server.port}{path}")
+        page.goto(f"http://{host}:{server.port}{path}")
         return page
 
     yield open_
@@ -68,6 +76,61 @@ def player_id(page: object) -> str:
 def open_account(page: object) -> None:
     page.click("[data-testid=account-link]")  # type: ignore[attr-defined]
     page.wait_for_selector("[data-testid=account-status], [data-testid=sign-in]")  # type: ignore[attr-defined]
+
+
+#: What the account page of a guest says about passkeys where they cannot work, per language.
+PASSKEY_WHY = {
+    "ja": {"ip": "IP アドレス", "https": "HTTPS"},
+    "en": {"ip": "IP address", "https": "HTTPS"},
+}
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_passkey_buttons_only_where_passkeys_work(
+    live_server: LiveServer, open_at, lang: str, viewport: dict[str, int]
+) -> None:
+    """On 127.0.0.1 (an IP address) or plain HTTP off localhost a browser refuses passkeys:
+    no passkey button there, but a note that says why and what to open instead."""
+    buttons = "[data-testid=keep-passkey], [data-testid=sign-in-passkey]"
+
+    def guest_account_page(page: object) -> object:
+        ui.sign_in(page, "はなこ")
+        open_account(page)
+        return page
+
+    at_localhost = guest_account_page(open_at(live_server, "/", lang, viewport=viewport))
+    at_localhost.wait_for_selector("[data-testid=keep-passkey]")
+    assert at_localhost.locator("[data-testid=sign-in-passkey]").count() == 1
+    assert at_localhost.locator("[data-testid=passkey-why]").count() == 0
+
+    at_ip = guest_account_page(open_at(live_server, "/", lang, host="127.0.0.1", viewport=viewport))
+    at_ip.wait_for_selector("[data-testid=keep-password]")
+    assert at_ip.locator(buttons).count() == 0
+    notes = at_ip.locator("[data-testid=passkey-why]")
+    assert notes.count() == 2  # under keeping a name and under signing in
+    for text in notes.all_inner_texts():
+        assert PASSKEY_WHY[lang]["ip"] in text and "127.0.0.1" in text, text
+    link = notes.first.locator("a")
+    assert link.get_attribute("href") == f"http://localhost:{live_server.port}/account"
+    link.click()  # localhost is another site: a page of its own, with the passkey sign-in
+    at_ip.wait_for_selector("[data-testid=sign-in-passkey]")
+
+    # A host name over plain HTTP (a LAN name, through a proxy that is the server itself;
+    # the proxy carries no WebSocket, so this page stays a signed-out one).
+    on_lan = open_at(
+        live_server,
+        "/account",
+        lang,
+        host="bodoge.lan",
+        viewport=viewport,
+        proxy={"server": f"http://127.0.0.1:{live_server.port}"},
+    )
+    on_lan.wait_for_selector("[data-testid=sign-in]")
+    assert on_lan.evaluate("() => isSecureContext") is False
+    assert on_lan.locator(buttons).count() == 0
+    why = on_lan.inner_text("[data-testid=passkey-why]")
+    assert PASSKEY_WHY[lang]["https"] in why and "localhost" in why, why
 
 
 def test_keep_a_name_mid_game_and_sign_in_elsewhere(

@@ -81,7 +81,33 @@ function credentialJSON(cred) {
   };
 }
 
-const passkeysWork = () => Boolean(window.PublicKeyCredential && navigator.credentials?.create);
+/** Why passkeys cannot work on this page (the i18n key saying so), or null when they can: a
+ * browser refuses WebAuthn on an IP address (127.0.0.1 too: its relying party must be a
+ * host name) and off a secure page (HTTPS, or http://localhost). */
+function passkeyBlock() {
+  const host = location.hostname;
+  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.includes(":")) return "account.passkey_no_ip";
+  if (!window.isSecureContext) return "account.passkey_no_https";
+  if (!(window.PublicKeyCredential && navigator.credentials?.create)) return "account.no_webauthn";
+  return null;
+}
+const passkeysWork = () => passkeyBlock() === null;
+
+/** Why there is no passkey button here, and what to do about it. */
+function passkeyWhy() {
+  const key = passkeyBlock();
+  const host = location.hostname;
+  const loopback = /^127\./.test(host) || host === "[::1]";
+  const here = `${location.protocol}//localhost${location.port ? `:${location.port}` : ""}${location.pathname}`;
+  return h(
+    "p",
+    { class: "field-help passkey-why", dataset: { testid: "passkey-why" } },
+    t(key, { host }),
+    key === "account.passkey_no_ip"
+      ? [" ", loopback ? [t("account.passkey_fix_local"), " ", h("a", { href: here }, here)] : t("account.passkey_fix_remote")]
+      : null,
+  );
+}
 
 async function makePasskey(name, label) {
   const options = await api("POST", "/api/account/passkeys/options", name ? { name } : {});
@@ -215,6 +241,7 @@ export function mountAccount(root, app) {
               )
             : null,
         ),
+        passkeysWork() ? null : passkeyWhy(),
       ),
     );
   }
@@ -296,7 +323,7 @@ export function mountAccount(root, app) {
               t("account.passkey_add"),
             ),
           )
-        : h("p", { class: "muted" }, t("account.no_webauthn")),
+        : passkeyWhy(),
     );
     const outPanel = h(
       "section",
@@ -391,6 +418,7 @@ export function mountAccount(root, app) {
               )
             : null,
         ),
+        passkeysWork() ? null : passkeyWhy(),
       ),
     );
   }
