@@ -26,3 +26,13 @@ if ! { .venv/bin/python -m pip install -q --upgrade pip \
   cat .venv/install.log >&2
   exit 1
 fi
+# The browser tests run the current axe-core (the npm package, never copied into the
+# repository) in the pages they audit: installed here, in a git-ignored folder.
+if [ "$extra" = test ]; then
+  command -v npm >/dev/null || apt_install npm
+  if ! npm install --prefix .test-tools --no-audit --no-fund --silent axe-core@^4.14.1 \
+       > .test-tools.log 2>&1; then
+    cat .test-tools.log >&2
+    exit 1
+  fi
+fi

@@ -99,7 +99,9 @@ export function createMemo({ storage, requestAssist }) {
     if (p !== undefined) btn.style.setProperty("--p", String(p));
     else btn.style.removeProperty("--p");
     btn.textContent = mark ? SYMBOL[mark] : p !== undefined && p > 0 && p < 1 ? String(Math.max(1, Math.round(p * 100))) : "";
-    btn.setAttribute("aria-label", cellLabel(pos, code, mark) + (p !== undefined ? ` (${Math.round(p * 100)}%)` : ""));
+    // The name begins with what the cell shows (WCAG 2.5.3: "33" is said to press it).
+    const shown = btn.textContent;
+    btn.setAttribute("aria-label", shown ? `${shown}, ${cellLabel(pos, code, mark)}` : cellLabel(pos, code, mark) + (p !== undefined ? ` (${Math.round(p * 100)}%)` : ""));
     btn.dataset.mark = mark;
   }
 

@@ -261,7 +261,6 @@ export function createTable(ctx) {
                 // Focusable even when it may not be asked: it still explains itself.
                 "aria-disabled": mayAsk ? null : "true",
                 "aria-expanded": mayAsk ? String(isSel) : null,
-                "aria-label": cardText(id) + (card.shared ? ` (${t("tg.shared_long")})` : ""),
                 "aria-describedby": `qc-desc-${id}`,
                 dataset: { key: `card-${id}` },
                 onclick: () => {
@@ -278,6 +277,8 @@ export function createTable(ctx) {
                 card.shared ? h("span", { class: "qc-shared", title: t("tg.shared_long") }, icon("share", "icon icon--xs"), t("tg.shared")) : null,
               ),
               qcText(cardText(id)),
+              // Named by what it shows (WCAG 2.5.3), the shared card's meaning spelt out.
+              card.shared ? h("span", { class: "sr-only" }, ` (${t("tg.shared_long")})`) : null,
               h(
                 "span",
                 { class: "qc-bottom" },

@@ -123,7 +123,8 @@ function drawHeader() {
             type: "button",
             class: ["lang-btn", l === lang() && "lang-btn--on"],
             "aria-pressed": String(l === lang()),
-            "aria-label": t(`lang.${l}`),
+            // The name begins with what the button shows (WCAG 2.5.3: say "JA" to press it).
+            "aria-label": `${l.toUpperCase()} (${t(`lang.${l}`)})`,
             title: t(`lang.${l}`),
             dataset: { testid: `lang-${l}` },
             onclick: () => setLang(l),

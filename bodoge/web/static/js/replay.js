@@ -32,7 +32,7 @@ export function mountReplay(root, app, tableId) {
         "div",
         { class: "tp-title" },
         h("a", { href: `/t/${tableId}`, class: "back", dataset: { link: "" }, "aria-label": t("replay.back"), title: t("replay.back") }, "‹"),
-        h("span", { class: "tp-name" }, g ? gameTitle(g) : ""),
+        h("h1", { class: "tp-name" }, g ? gameTitle(g) : ""),
         h("span", { class: "badge badge--replay" }, t("replay.title")),
       ),
       h("div", { class: "tp-turn" }, h("span", { class: "tp-turn-text" }, caption())),

@@ -182,7 +182,7 @@ export function mountTable(root, app, tableId) {
           "div",
           { class: "tp-title" },
           h("a", { href: "/", class: "back", dataset: { link: "" }, "aria-label": t("nav.lobby"), title: t("nav.lobby") }, "‹"),
-          h("span", { class: "tp-name" }, g ? gameTitle(g) : snap.table?.game ?? ""),
+          h("h1", { class: "tp-name" }, g ? gameTitle(g) : snap.table?.game ?? ""),
           snap.you === null && snap.table ? h("span", { class: "badge badge--watch" }, icon("eye", "icon icon--sm"), t("table.watching")) : null,
         ),
         h(
