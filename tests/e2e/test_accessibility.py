@@ -54,6 +54,7 @@ def run_axe(page: Page) -> dict[str, Any]:
     found: dict[str, Any] = page.evaluate(RUN_AXE_JS)
     return found
 
+
 #: Controls smaller than 24×24 px, ignoring inline links in running text (WCAG 2.5.8).
 SMALL_TARGETS_JS = """
 () => [...document.querySelectorAll(
@@ -328,6 +329,9 @@ def test_illustori_play_and_end(open_page):
         )
     page.wait_for_selector("[data-testid=result]")
     assert seen_vote and seen_turn
+    # The game is over: no toast still announces its final round (issue 34, point 7).
+    page.wait_for_timeout(300)
+    assert page.locator("[data-testid=toast]:not(.toast--out) >> text=最終ラウンド").count() == 0
     # The badges of the chain's joints and the OpenMoji credit: AA contrast.
     for selector in (".il-joint-char", "[data-testid=attribution]"):
         assert lowest_contrast(page, selector) >= 4.5, selector

@@ -826,7 +826,7 @@ export function createTable(ctx) {
         const mine = e.seat === you();
         const key = e.passed ? "il.toast.passed_you" : mine ? "il.toast.failed_you" : "il.toast.failed";
         ctx.toast(() => tn(key, { name: name(e.seat), ok: e.ok, ng: e.ng }), e.passed ? "ok" : mine ? "error" : "info", 3500);
-      } else if (e.type === "final_round") {
+      } else if (e.type === "final_round" && !over()) {
         ctx.toast(() => tn("il.toast.final", { name: name(e.seat) }), "info", 5000);
       }
     }

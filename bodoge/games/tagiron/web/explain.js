@@ -155,11 +155,21 @@ export function createCardTips(cardsEl, { size }) {
     for (const ask of cardsEl.querySelectorAll(".qc-ask")) bottom = Math.max(bottom, ask.getBoundingClientRect().bottom);
     const above = grid.top - tip.height - margin;
     const below = bottom + margin;
+    // Nor the opponents' plates above the cards: what is asked is read against them.
+    let ceiling = margin;
+    for (const plates of document.querySelectorAll(".tg-opps")) {
+      const p = plates.getBoundingClientRect();
+      if (p.height && p.bottom <= r.top + 1) ceiling = Math.max(ceiling, p.bottom + margin);
+    }
     let top;
-    if (above >= margin) top = above;
+    let left = Math.max(margin, Math.min(r.left + r.width / 2 - tip.width / 2, window.innerWidth - tip.width - margin));
+    if (above >= ceiling) top = above;
     else if (below + tip.height <= window.innerHeight - margin) top = below;
-    else top = r.top - tip.height - margin >= margin ? r.top - tip.height - margin : r.bottom + margin;
-    const left = Math.max(margin, Math.min(r.left + r.width / 2 - tip.width / 2, window.innerWidth - tip.width - margin));
+    else if (grid.right + margin + tip.width <= window.innerWidth - margin) {
+      // Beside the row of cards (over the side panel a moment): still clear of both.
+      top = Math.max(ceiling, r.top);
+      left = grid.right + margin;
+    } else top = Math.max(ceiling, below);
     el.style.top = `${Math.max(margin, Math.min(top, window.innerHeight - tip.height - margin))}px`;
     el.style.left = `${left}px`;
   }

@@ -135,9 +135,11 @@ export function icon(name, cls = "icon") {
 const liveToasts = new Map();
 
 /**
- * A short-lived message at the bottom of the screen (also read out by screen
- * readers).  `content` is a function returning the text (or nodes), so a
- * language switch while it shows redraws it: see refreshToasts().
+ * A short-lived message at the top of the screen, under the header (also read out by
+ * screen readers), never over the cards, the hand or the chat's input at the bottom.
+ * One at a time: a new one replaces the one shown, a click dismisses it.  `content` is
+ * a function returning the text (or nodes), so a language switch while it shows
+ * redraws it: see refreshToasts().
  */
 export function toast(content, kind = "info", ms = 3200) {
   let host = document.getElementById("toasts");
@@ -145,18 +147,27 @@ export function toast(content, kind = "info", ms = 3200) {
     host = h("div", { id: "toasts", class: "toasts", role: "status", "aria-live": "polite" });
     document.body.append(host);
   }
+  for (const old of [...host.children]) {
+    old.remove();
+    liveToasts.delete(old);
+  }
   const make = typeof content === "function" ? content : () => content;
-  const el = h("div", { class: ["toast", `toast--${kind}`], dataset: { testid: "toast" } }, make());
+  const el = h("div", { class: ["toast", `toast--${kind}`], dataset: { testid: "toast" }, onclick: () => dismiss(el) }, make());
   liveToasts.set(el, make);
   host.append(el);
-  setTimeout(() => {
-    el.classList.add("toast--out");
-    setTimeout(() => {
-      el.remove();
-      liveToasts.delete(el);
-    }, 300);
-  }, ms);
+  setTimeout(() => dismiss(el), ms);
   return el;
+}
+
+function dismiss(el) {
+  if (!liveToasts.delete(el)) return;
+  el.classList.add("toast--out");
+  setTimeout(() => el.remove(), 300);
+}
+
+/** Take every toast away (what they said is over: the game ended, the page changed). */
+export function dismissToasts() {
+  for (const el of [...liveToasts.keys()]) dismiss(el);
 }
 
 /** Redraw the toasts on screen (after a language switch). */

@@ -8,7 +8,7 @@ import { createChat } from "./chat.js";
 import { coachFor } from "./firstgame.js";
 import { createFrame } from "./frame.js";
 import { tableFields } from "./fields.js";
-import { clockText, fill, h, icon, keepFocus, toast } from "./dom.js";
+import { clockText, dismissToasts, fill, h, icon, keepFocus, toast } from "./dom.js";
 import { addStrings, onLangChange, t, tn } from "./i18n.js";
 import { gameTitle, seatChip, seatLabel, seatNameNode, standInBadge } from "./seats.js";
 import { scopedStore } from "./store.js";
@@ -632,7 +632,11 @@ export function mountTable(root, app, tableId) {
       for (const key of ["to_act", "may_act", "deadlines", "clock", "result"]) {
         if (key in msg) snap[key] = msg[key];
       }
-      if (snap.result && snap.table.status === "playing") snap.table = { ...snap.table, status: "finished" };
+      if (snap.result && snap.table.status === "playing") {
+        snap.table = { ...snap.table, status: "finished" };
+        // What the toasts said of the play (a final round, a vote) is over with it.
+        dismissToasts();
+      }
       draw({ kind: "event", msg });
       measure(msg.n);
     }),
