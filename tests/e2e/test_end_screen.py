@@ -46,7 +46,7 @@ def toast(page: Page, text: str) -> None:
 def test_end_screen_badges_and_toasts(open_page, lang: str) -> None:
     page, _ = open_page("/", viewport=PHONE, lang=lang)
     ui.sign_in(page, "はなこ")
-    ui.start_tagiron_against_bots(page, level="easy")
+    ui.start_tagiron_against_bots(page)  # the expert ends the game soon
 
     # Toasts during play: one at a time, clear of the cards and the hand.
     for viewport in (PHONE, DESKTOP):
@@ -113,3 +113,22 @@ def test_card_help_clears_the_plates_and_goes(open_page, lang: str) -> None:
                 assert overlap(box, r) == 0, (what, box, r)
         page.mouse.move(2, DESKTOP["height"] - 2)
         tip.wait_for(state="hidden", timeout=1500)
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_bits_are_explained_where_they_appear(open_page, lang: str) -> None:
+    """Jargon (issue 34, point 5): a card's bits carry their unit and a plain explanation
+    in its help and in the rules panel."""
+    words = {"ja": ("ビット", "半分"), "en": ("bits", "halves")}[lang]
+    page, _ = open_page("/", viewport=DESKTOP, lang=lang)
+    ui.sign_in(page, "はなこ")
+    ui.start_tagiron_against_bots(page, level="easy", assistant=True)
+    assert ui.tagiron_turn(page) == "ask"
+    page.wait_for_selector("[data-testid=card-bits]")
+    assert words[0] in page.inner_text("[data-testid=card-bits] >> nth=0")
+    page.locator(".qc:has([data-testid=card-bits]) .qc-face").first.hover()
+    help_text = page.locator("[data-testid=tip-bits]")
+    help_text.wait_for(state="visible")
+    assert all(w in help_text.inner_text() for w in words)
+    ui.show_panel(page, "rules")
+    assert all(w in page.inner_text("[data-testid=bits-help]") for w in words)

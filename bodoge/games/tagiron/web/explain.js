@@ -179,7 +179,9 @@ export function createCardTips(cardsEl, { size }) {
     const card = qc?.dataset.card;
     if (!card || !CARDS[card]) return;
     if (shownFor !== card) {
-      el.replaceChildren(...tipContent(card, size()).filter(Boolean));
+      // The assistant's bits on the card, said in plain words where they are read.
+      const bits = qc.querySelector("[data-testid=card-bits]") ? h("p", { class: "qc-tip-bits", dataset: { testid: "tip-bits" } }, t("tg.bits_help")) : null;
+      el.replaceChildren(...tipContent(card, size()).filter(Boolean), ...(bits ? [bits] : []));
       el.dataset.card = card;
       shownFor = card;
     }

@@ -68,6 +68,8 @@ export function rulesPanel(players) {
       h("dd", null, t("tg.shared_long")),
       h("dt", null, h("span", { class: "qc-choices" }, h("span", { class: "qc-num" }, "1"), h("span", { class: "qc-num" }, "2"))),
       h("dd", null, t("tg.rules.legend_choice")),
+      h("dt", null, h("span", { class: "qc-bits" }, t("tg.assist.bits", { bits: "1.50" }))),
+      h("dd", { dataset: { testid: "bits-help" } }, t("tg.bits_help")),
     ),
     h("p", { class: "tg-rules-note muted" }, t("tg.rules.tips")),
   );
