@@ -113,6 +113,15 @@ def test_card_help_clears_the_plates_and_goes(open_page, lang: str) -> None:
                 assert overlap(box, r) == 0, (what, box, r)
         page.mouse.move(2, DESKTOP["height"] - 2)
         tip.wait_for(state="hidden", timeout=1500)
+    # A card clicked (chosen to ask) has been read: its help stays away while the mouse
+    # rests on it, and a new card dealt under the resting mouse does not pop its own up.
+    if ui.tagiron_turn(page) == "ask":
+        face = page.locator(".qc--live .qc-face").first
+        face.hover()
+        page.locator("[data-testid=card-tip]").wait_for(state="visible")
+        face.click()
+        page.wait_for_timeout(500)
+        assert not page.is_visible("[data-testid=card-tip]")
 
 
 @pytest.mark.parametrize("lang", ["ja", "en"])

@@ -4,6 +4,7 @@ reaches them; skippable, and remembered in the browser."""
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import Page
 
 from tests.e2e import ui
@@ -101,3 +102,60 @@ def test_the_guide_can_be_skipped_and_stays_skipped(open_page):
     ui.wait_board(page)
     page.wait_for_timeout(500)
     assert page.locator("[data-testid=coach]:not([hidden])").count() == 0
+
+
+#: The rectangles of the coach's bubble and of what it points at, and the part they share.
+OVERLAP_JS = """
+() => {
+  const rect = sel => { const r = document.querySelector(sel).getBoundingClientRect();
+                        return [r.left, r.top, r.right, r.bottom]; };
+  const [a, b] = [rect('[data-testid=coach]'), rect('.coach-target')];
+  const w = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
+  const h = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+  return { bubble: a, target: b, shared: Math.max(0, w) * Math.max(0, h) };
+}
+"""
+
+
+def bubble_clear_of_target(page: Page, step: str) -> None:
+    coach_step(page, step)
+    page.wait_for_timeout(150)  # placed on the next frame
+    found = page.evaluate(OVERLAP_JS)
+    assert found["shared"] == 0, (step, found)
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+@pytest.mark.parametrize("viewport", [ui.DESKTOP, ui.PHONE], ids=["desktop", "phone"])
+def test_the_coach_never_covers_what_it_points_at(open_page, lang, viewport):
+    """Every step, at desktop and phone width: the bubble and its target share no pixel;
+    on a phone a side panel's step points at its tab and leaves the board where it was."""
+    page, _ = open_page("/", viewport=viewport, lang=lang)
+    ui.sign_in(page, "はなこ")
+    start_first_game(page)
+    bubble_clear_of_target(page, "tiles")
+    page.click("[data-testid=coach-next]")
+    bubble_clear_of_target(page, "cards")
+    page.click("[data-testid=coach-next]")
+    ui.ask_first_card(page)
+    selected = "[role=tab][aria-selected=true]"
+    tab = page.get_attribute(selected, "data-testid") if viewport == ui.PHONE else None
+    for step in ("log", "memo"):
+        bubble_clear_of_target(page, step)
+        if viewport == ui.PHONE:
+            assert page.locator(f"[data-testid=tab-{step}].coach-target").count() == 1
+            assert page.get_attribute(selected, "data-testid") == tab, "the coach switched tabs"
+        page.click("[data-testid=coach-next]")
+    if ui.tagiron_turn(page) == "ask" and not page.is_visible("[data-testid=coach]"):
+        ui.ask_first_card(page)
+    bubble_clear_of_target(page, "declare")
+
+
+def test_escape_closes_the_coach(open_page):
+    page, _ = open_page("/", viewport=ui.PHONE, lang="en")
+    ui.sign_in(page, "Mika")
+    table = start_first_game(page)
+    coach_step(page, "tiles")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("[data-testid=coach]", state="hidden")
+    assert page.evaluate(STATE_JS) == {"table": table, "state": "skipped"}
+    assert page.locator(".coach-target").count() == 0

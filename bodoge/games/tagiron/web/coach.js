@@ -75,25 +75,44 @@ export function createCoach(coach, { targets, showPanel }) {
     place();
   }
 
-  /** Beside what the step points at (below it, else above); a sheet at the bottom on a phone. */
+  /**
+   * Beside what the step points at, never over it: below it, else above, else to its
+   * right or left; a full-width sheet on a phone, below or above it.  A target out of
+   * sight (not scrolled to during your turn) leaves the bubble at the nearest edge.
+   */
   function place() {
     cancelAnimationFrame(frame);
     frame = requestAnimationFrame(() => {
       if (!current || !pointed) return;
       const narrow = window.matchMedia(NARROW).matches;
       el.classList.toggle("coach--sheet", narrow);
-      if (narrow) {
-        el.style.left = el.style.top = "";
-        return;
-      }
       const r = pointed.getBoundingClientRect();
       const w = el.offsetWidth;
       const hgt = el.offsetHeight;
       const gap = 12;
-      let top = r.bottom + gap;
-      if (top + hgt > window.innerHeight - 8) top = Math.max(8, r.top - hgt - gap);
-      const left = Math.min(Math.max(8, r.left), window.innerWidth - w - 8);
-      el.style.left = `${Math.round(left)}px`;
+      const edge = 8;
+      // Under the site's header: the bubble never hides the way back to the lobby.
+      const ceiling = (document.querySelector("header")?.getBoundingClientRect().bottom ?? 0) + edge;
+      const floor = window.innerHeight - edge;
+      const clampLeft = (x) => Math.min(Math.max(edge, x), window.innerWidth - w - edge);
+      const clampTop = (y) => Math.min(Math.max(ceiling, y), floor - hgt);
+      const free = (x, y) => x >= r.right || x + w <= r.left || y >= r.bottom || y + hgt <= r.top;
+      const spots = [
+        [narrow ? edge : clampLeft(r.left), r.bottom + gap],
+        [narrow ? edge : clampLeft(r.left), r.top - gap - hgt],
+        [r.right + gap, clampTop(r.top)],
+        [r.left - gap - w, clampTop(r.top)],
+        [narrow ? edge : clampLeft(r.left), floor - hgt],
+        [narrow ? edge : clampLeft(r.left), ceiling],
+      ];
+      const fits = ([x, y]) => x >= edge && x + w <= window.innerWidth - edge && y >= ceiling && y + hgt <= floor;
+      let [left, top] = spots.find((spot) => fits(spot) && free(...spot)) ?? [];
+      if (left === undefined) {
+        // Nowhere clear of it (a target as tall as the screen): the edge farther from its middle.
+        const middle = (r.top + r.bottom) / 2;
+        [left, top] = middle > window.innerHeight / 2 ? spots[5] : spots[4];
+      }
+      el.style.left = narrow ? "" : `${Math.round(left)}px`;
       el.style.top = `${Math.round(top)}px`;
     });
   }
@@ -102,11 +121,17 @@ export function createCoach(coach, { targets, showPanel }) {
     pointed?.classList.remove("coach-target");
     pointed = null;
     if (!step) return;
-    if (step.panel) showPanel(step.panel);
-    pointed = targets[step.target]?.() ?? null;
+    // Under tabs (a narrow screen) a side panel's step points at its tab: the coach
+    // neither switches the tab nor scrolls the board away, least of all during your turn.
+    const tab = step.panel ? document.querySelector(`[data-testid=tab-${step.panel}]`) : null;
+    if (tab?.checkVisibility?.({ visibilityProperty: true })) pointed = tab;
+    else {
+      if (step.panel) showPanel(step.panel);
+      pointed = targets[step.target]?.() ?? null;
+    }
     if (!pointed) return;
     pointed.classList.add("coach-target");
-    pointed.scrollIntoView({ block: "nearest", inline: "nearest" });
+    if (!view?.may_ask || !step.panel) pointed.scrollIntoView({ block: "nearest", inline: "nearest" });
   }
 
   function show(step) {
@@ -164,6 +189,15 @@ export function createCoach(coach, { targets, showPanel }) {
   const onMove = () => place();
   window.addEventListener("resize", onMove);
   window.addEventListener("scroll", onMove, { passive: true, capture: true });
+  // Escape closes the guide, as its "close" button does (unless a dialog or a card's
+  // help has the key: they close first).
+  const onKey = (e) => {
+    if (e.key !== "Escape" || !current || e.defaultPrevented) return;
+    if (document.querySelector("dialog[open], .qc-tip:popover-open") || e.target.closest?.(".qc-ask, input, textarea, select")) return;
+    e.preventDefault();
+    skip();
+  };
+  document.addEventListener("keydown", onKey);
 
   return {
     el,
@@ -180,6 +214,7 @@ export function createCoach(coach, { targets, showPanel }) {
       cancelAnimationFrame(frame);
       window.removeEventListener("resize", onMove);
       window.removeEventListener("scroll", onMove, { capture: true });
+      document.removeEventListener("keydown", onKey);
       pointed?.classList.remove("coach-target");
       el.remove();
     },

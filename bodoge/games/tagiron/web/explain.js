@@ -143,6 +143,7 @@ export function createCardTips(cardsEl, { size }) {
   let pressType = null;
   let pressTime = 0;
   let swallowClick = false;
+  let clicked = null;
 
   // Above the row of cards (else below it, else beside the card): a tip never
   // covers a card nor the buttons that ask one.
@@ -204,8 +205,26 @@ export function createCardTips(cardsEl, { size }) {
   const cardOf = (target) => target?.closest?.(".qc[data-card]");
 
   const on = [
-    [cardsEl, "pointerover", (e) => e.pointerType === "mouse" && cardOf(e.target) && show(cardOf(e.target))],
-    [cardsEl, "pointerout", (e) => e.pointerType === "mouse" && cardOf(e.target) && !cardOf(e.target).contains(e.relatedTarget) && hideSoon()],
+    // The help follows the mouse's own moves: a card redrawn under a resting mouse (a new
+    // card dealt where one was asked) does not pop its help up, and a card clicked has
+    // been read: its help comes back only once the mouse leaves it and returns.
+    [
+      cardsEl,
+      "pointermove",
+      (e) => {
+        const qc = e.pointerType === "mouse" ? cardOf(e.target) : null;
+        if (qc && qc.dataset.card !== clicked && qc.dataset.card !== shownFor) show(qc);
+      },
+    ],
+    [
+      cardsEl,
+      "pointerout",
+      (e) => {
+        if (e.pointerType !== "mouse" || !cardOf(e.target) || cardOf(e.target).contains(e.relatedTarget)) return;
+        if (cardOf(e.relatedTarget)?.dataset.card !== clicked) clicked = null;
+        hideSoon();
+      },
+    ],
     // The tip stays while the pointer is on it (it may be read, its text selected).
     [el, "pointerenter", () => clearTimeout(hideTimer)],
     [el, "pointerleave", hideSoon],
@@ -230,7 +249,10 @@ export function createCardTips(cardsEl, { size }) {
         pressType = e.pointerType;
         pressTime = performance.now();
         // A card pressed is being chosen: its tip gives way to the ask buttons.
-        if (cardOf(e.target)) hide();
+        if (cardOf(e.target)) {
+          hide();
+          clicked = cardOf(e.target).dataset.card;
+        }
         if (e.pointerType === "mouse" || !cardOf(e.target)) return;
         const qc = cardOf(e.target);
         pressedAt = [e.clientX, e.clientY];
