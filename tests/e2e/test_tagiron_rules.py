@@ -80,7 +80,7 @@ def test_rules_panel_and_cards_that_explain_themselves(open_page, screenshot_dir
     assert here.evaluate_all("els => els.map(e => e.dataset.players)") == ["2", "2"]
     legend = page.locator("[data-testid=legend]")
     assert legend.locator(".qc-kind").all_inner_texts() == ["Σ", "↓", "↔", "↕"]
-    assert legend.locator("dd").count() == 7  # the kinds, shared, a choice, bits
+    assert legend.locator("dd").count() == 6
 
     # Hover: the tip tells what the card asks and what the example hand answers.
     first = page.locator(".qc[data-card]").first

@@ -26,8 +26,8 @@ function byCount(counts, players, key, body) {
   );
 }
 
-/** The panel's content for a table of `players` players. */
-export function rulesPanel(players) {
+/** The panel's content for a table of `players` players; `bits`: the assistant shows them. */
+export function rulesPanel(players, { bits = false } = {}) {
   return h(
     "div",
     { class: "tg-rules", dataset: { testid: "rules" } },
@@ -68,8 +68,7 @@ export function rulesPanel(players) {
       h("dd", null, t("tg.shared_long")),
       h("dt", null, h("span", { class: "qc-choices" }, h("span", { class: "qc-num" }, "1"), h("span", { class: "qc-num" }, "2"))),
       h("dd", null, t("tg.rules.legend_choice")),
-      h("dt", null, h("span", { class: "qc-bits" }, t("tg.assist.bits", { bits: "1.50" }))),
-      h("dd", { dataset: { testid: "bits-help" } }, t("tg.bits_help")),
+      bits ? [h("dt", null, h("span", { class: "qc-bits" }, t("tg.assist.bits", { bits: "1.50" }))), h("dd", { dataset: { testid: "bits-help" } }, t("tg.bits_help"))] : null,
     ),
     h("p", { class: "tg-rules-note muted" }, t("tg.rules.tips")),
   );

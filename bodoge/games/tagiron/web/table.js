@@ -635,7 +635,7 @@ export function createTable(ctx) {
     drawMe();
     drawActions();
     drawLog(change);
-    section(rules, "rules", [view.players], () => fill(rules, rulesPanel(view.players)));
+    section(rules, "rules", [view.players, assistAllowed()], () => fill(rules, rulesPanel(view.players, { bits: assistAllowed() })));
     memo.update(view, ctx, { force: change.kind === "lang", assistEnabled: assistAllowed() || Boolean(analysis) });
     if (assistAllowed() && (change.kind === "snapshot" || change.kind === "event")) requestAssist();
     // The panel shows while the assistant may be used (and its last analysis
