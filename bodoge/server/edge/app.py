@@ -9,7 +9,8 @@
 * :mod:`bodoge.server.edge.assets`: pictures, ``/api/games/{game}/assets/…`` and ``/api/decks…``;
 * :mod:`bodoge.server.edge.websocket`: ``/ws``.
 
-The lifespan starts the :class:`~bodoge.server.wiring.Server` and stops it.
+Every answer carries the headers of :mod:`bodoge.server.edge.headers` (the page policy,
+``nosniff``, the referrer policy).  The lifespan starts the :class:`~bodoge.server.wiring.Server` and stops it.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from starlette.middleware import Middleware
 from bodoge.server.edge.account_api import account_routes
 from bodoge.server.edge.api import api_routes
 from bodoge.server.edge.assets import asset_routes
+from bodoge.server.edge.headers import EXCEPTION_HANDLERS, MIDDLEWARE
 from bodoge.server.edge.metrics import routes as metrics_routes
 from bodoge.server.edge.pages import page_routes, static_routes
 from bodoge.server.edge.profiles import profile_routes
@@ -64,5 +66,9 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
         *static_routes(server.games.values()),  # last: /static takes every path below it
     ]
     return Starlette(
-        routes=routes, lifespan=lifespan, middleware=[Middleware(StoreUnavailableAnswers)]
+        routes=routes,
+        lifespan=lifespan,
+        # Outermost first: the 503 of a database gone away gets the page policy's headers too.
+        middleware=[*MIDDLEWARE, Middleware(StoreUnavailableAnswers)],
+        exception_handlers=EXCEPTION_HANDLERS,
     )

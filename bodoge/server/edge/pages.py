@@ -2,7 +2,7 @@
 
 * ``GET /``, ``/t/{table_id}``, ``/account``, ``/p/{player}`` and ``/leaderboard`` serve
   ``web/static/index.html`` (the front-end routes in the browser), or a short page saying
-  it is not installed;
+  it is not installed (its policy and other headers: ``edge/headers.py``);
 * ``/static/…`` serves ``bodoge/web/static``, and ``/static/games/{game}/…``
   the ``web`` folder beside each game's module.
 """
@@ -30,12 +30,6 @@ FALLBACK_PAGE = """<!doctype html>
 See <code>docs/protocol.md</code> to write a client.</p></body></html>
 """
 
-HTML_HEADERS = {
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",
-    "Content-Security-Policy": "object-src 'none'; base-uri 'self'; frame-ancestors 'self'",
-}
-
 
 class AssetFiles(StaticFiles):
     """Static files whose folder may appear later (or never): 404 until it exists."""
@@ -53,8 +47,8 @@ def game_web_dir(game: object) -> Path:
 async def index(request: Request) -> Response:
     page = WEB_STATIC / "index.html"
     if page.is_file():
-        return FileResponse(page, headers=HTML_HEADERS)
-    return HTMLResponse(FALLBACK_PAGE, headers=HTML_HEADERS)
+        return FileResponse(page)
+    return HTMLResponse(FALLBACK_PAGE)
 
 
 def page_routes() -> list[BaseRoute]:
