@@ -4,7 +4,9 @@ Never downloads a browser: the tests use ``/usr/bin/chromium`` (or
 ``BODOGE_CHROMIUM``) and are skipped when it is missing.  Screenshots go to
 ``BODOGE_SCREENSHOTS`` (default ``test-artifacts/screenshots``).  Every WebSocket frame a
 page receives is checked against the protocol's JSON Schemas (``tests/support/schema.py``;
-``tests/conftest.py`` fails the test on a violation).
+``tests/conftest.py`` fails the test on a violation).  Every page runs under the server's
+Content-Security-Policy, and every test here fails if the browser reports a violation of it
+(:class:`PolicyWatch`: each context the browser opens listens for them).
 """
 
 from __future__ import annotations
@@ -41,6 +43,63 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
 
 
+#: Reports each page's ``securitypolicyviolation`` events (the document's, and those its
+#: elements send up) to the test, before any script of the page runs.
+POLICY_LISTENER = """
+document.addEventListener("securitypolicyviolation", (e) => {
+  window.__bodogePolicyViolation(
+    `${e.effectiveDirective} blocked ${e.blockedURI || "inline"} at ${e.sourceFile}:${e.lineNumber}`
+    + (e.sample ? ` (${e.sample})` : ""));
+}, true);
+"""
+
+
+class PolicyWatch:
+    """The Content-Security-Policy violations the browser reported during one test: the
+    page's own events and the console's "Refused to …" (what the browser logs for each)."""
+
+    def __init__(self) -> None:
+        self.violations: list[str] = []
+
+    def watch(self, context: object) -> None:
+        context.expose_function("__bodogePolicyViolation", self._report)  # type: ignore[attr-defined]
+        context.add_init_script(POLICY_LISTENER)  # type: ignore[attr-defined]
+        context.on("console", self._console)  # type: ignore[attr-defined]
+
+    def _report(self, text: str) -> None:
+        self.violations.append(text)
+
+    def _console(self, message: object) -> None:
+        text = message.text  # type: ignore[attr-defined]
+        if "Content Security Policy" in text or text.startswith("Refused to"):
+            self.violations.append(f"console: {text}")
+
+    def take(self) -> list[str]:
+        found, self.violations = self.violations, []
+        return found
+
+
+POLICY = PolicyWatch()
+
+
+def _watched(browser: object) -> object:
+    """``browser``, whose every new context (and page) reports policy violations."""
+    new_context = browser.new_context  # type: ignore[attr-defined]
+
+    def watched_context(*args: object, **kwargs: object) -> object:
+        context = new_context(*args, **kwargs)
+        POLICY.watch(context)
+        return context
+
+    def watched_page(*args: object, **kwargs: object) -> object:
+        page = watched_context(*args, **kwargs).new_page()  # type: ignore[attr-defined]
+        return page
+
+    browser.new_context = watched_context  # type: ignore[attr-defined]
+    browser.new_page = watched_page  # type: ignore[attr-defined]
+    return browser
+
+
 # Module scope: the sync Playwright API runs an event loop of its own while it is
 # open, which would break pytest-asyncio tests that the same worker runs later.
 @pytest.fixture(scope="module")
@@ -50,8 +109,18 @@ def browser() -> Iterator[object]:
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        yield browser
+        yield _watched(browser)
         browser.close()
+
+
+@pytest.fixture(autouse=True)
+def no_policy_violation() -> Iterator[None]:
+    """Fails the test if a page broke the Content-Security-Policy (set up before, so torn
+    down after, the fixtures that close the test's contexts)."""
+    POLICY.take()
+    yield
+    found = POLICY.take()
+    assert not found, f"the page broke its Content-Security-Policy: {found}"
 
 
 @pytest.fixture(scope="session")
