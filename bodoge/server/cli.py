@@ -137,6 +137,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         " (0: never; default %(default)g)",
     )
     parser.add_argument(
+        "--session-days",
+        type=positive_days,
+        default=quotas.session_seconds / DAY,
+        metavar="DAYS",
+        help="an account's sign-in (a device) unused for this long expires; a guest's token"
+        " never does (default %(default)g)",
+    )
+    parser.add_argument(
         "--cleanup-every",
         type=float,
         default=quotas.cleanup_seconds,
@@ -215,6 +223,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.set_defaults(func=serve)
 
 
+def positive_days(text: str) -> float:
+    """A number of days above 0.
+
+    >>> positive_days("0.5"), positive_days("180")
+    (0.5, 180.0)
+    """
+    try:
+        days = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of days: {text!r}") from None
+    if not 0 < days < 100_000:
+        raise argparse.ArgumentTypeError(f"a number of days above 0: {text!r}")
+    return days
+
+
 def proxy_list(text: str) -> tuple[str, ...]:
     """The ``--trusted-proxies`` value: addresses and networks, each checked.
 
@@ -243,6 +266,7 @@ def quotas_of(args: argparse.Namespace) -> Quotas:
         sign_ins_per_hour=args.sign_ins_per_hour,
         sign_ins_per_account_hour=args.sign_ins_per_account_hour,
         guest_seconds=args.guest_idle_days * DAY,
+        session_seconds=args.session_days * DAY,
         cleanup_seconds=args.cleanup_every,
         waiting_tables_per_player=args.waiting_tables_per_player,
         tables_per_hour=args.tables_per_hour,

@@ -103,7 +103,11 @@ class Server:
         self.store = self._given_store or await open_store(self.config.db_url)
         if hasattr(self.store, "on_commit"):
             self.store.on_commit = self.metrics.commit_seconds.observe
-        self.players = Players(self.store, self.config.limits.name_chars)
+        self.players = Players(
+            self.store,
+            self.config.limits.name_chars,
+            session_seconds=self.config.quotas.session_seconds,
+        )
         quotas = self.config.quotas
         self.accounts = Accounts(
             self.store,
@@ -253,7 +257,9 @@ class Server:
             probes["redis"] = self.cluster.ping_redis
         return probes
 
-    def connect(self, transport: Transport, address: str | None = None) -> Connection:
+    def connect(
+        self, transport: Transport, address: str | None = None, user_agent: str | None = None
+    ) -> Connection:
         if self._desk is None:
             self._desk = Desk(
                 limits=self.config.limits,
@@ -269,4 +275,4 @@ class Server:
                 assistant=self.bots,
                 renamed=self.renamed,
             )
-        return Connection(self._desk, transport, address)
+        return Connection(self._desk, transport, address, user_agent)

@@ -3,24 +3,45 @@ challenges of passkey ceremonies."""
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 import sqlalchemy as sa
 
 from bodoge.store import mapping, schema
 from bodoge.store.engine import SqlEngine
-from bodoge.store.records import AccountRecord, ChallengeRecord, PasskeyRecord
+from bodoge.store.records import (
+    AccountRecord,
+    ChallengeRecord,
+    PasskeyRecord,
+    SessionRecord,
+    Sighting,
+)
 from bodoge.store.transactions import Runner
 from bodoge.store.writes import Op, Stmt, Write
 
-MAKE_ACCOUNT = Stmt(
-    "UPDATE players SET account_name = ?, account_key = ?, password_hash = ?, generation = 0"
+#: A guest's token becomes the first sign-in of the account they make (before the players
+#: row changes: only while it is still a guest's).
+FIRST_SESSION = Stmt(
+    "INSERT INTO sessions (token_hash, player, generation, created_at, seen_at, address,"
+    " browser, system) SELECT token_hash, id, 0, created_at, ?, ?, ?, ? FROM players"
     " WHERE id = ? AND account_key IS NULL"
+)
+MAKE_ACCOUNT = Stmt(
+    "UPDATE players SET account_name = ?, account_key = ?, password_hash = ?, generation = 0,"
+    " token_hash = ? WHERE id = ? AND account_key IS NULL"
 )
 SET_PASSWORD = Stmt("UPDATE players SET password_hash = ? WHERE id = ?")
 INSERT_SESSION = Stmt(
-    "INSERT INTO sessions (token_hash, player, generation, created_at) VALUES (?, ?, ?, ?)"
+    "INSERT INTO sessions (token_hash, player, generation, created_at, seen_at, address,"
+    " browser, system) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
+SESSION_SEEN = Stmt(
+    "UPDATE sessions SET seen_at = ?, address = ?, browser = ?, system = ? WHERE token_hash = ?"
+)
+#: When a sign-in was last used: its ``seen_at``, or its start if not since.
+LAST_USED = "COALESCE(sessions.seen_at, sessions.created_at)"
+
 DELETE_SESSION = Stmt("DELETE FROM sessions WHERE token_hash = ?")
 REPLACE_TOKEN = Stmt("UPDATE players SET token_hash = ? WHERE token_hash = ?")
 NEXT_GENERATION = Stmt("UPDATE players SET generation = ?, token_hash = ? WHERE id = ?")
@@ -48,19 +69,53 @@ class AccountQueries(SqlEngine):
         return None if row is None else mapping.account(row)
 
     async def make_account(
-        self, player_id: str, name: str, key: str, password_hash: str | None
+        self,
+        player_id: str,
+        name: str,
+        key: str,
+        password_hash: str | None,
+        first: Sighting | None = None,
     ) -> None:
-        row = (name, key, password_hash, player_id)
+        seen = (None, "", "", "") if first is None else _seen(first)
+        ops: list[Op] = [
+            (FIRST_SESSION, (*seen, player_id)),
+            (MAKE_ACCOUNT, (name, key, password_hash, no_token(), player_id)),
+        ]
         conflict = "this account name is taken"
-        await self._write(Write(("player", player_id), [(MAKE_ACCOUNT, row)], conflict))
+        await self._write(Write(("player", player_id), ops, conflict))
 
     async def set_password(self, player_id: str, password_hash: str | None) -> None:
         row = (password_hash, player_id)
         await self._write(Write(("player", player_id), [(SET_PASSWORD, row)]))
 
-    async def add_session(self, token_hash: str, player_id: str, generation: int, at: int) -> None:
-        row = (token_hash, player_id, generation, at)
+    async def add_session(
+        self, token_hash: str, player_id: str, generation: int, seen: Sighting
+    ) -> None:
+        row = (token_hash, player_id, generation, seen.at, *_seen(seen))
         await self._write(Write(("player", player_id), [(INSERT_SESSION, row)]))
+
+    async def sessions(self, player_id: str, used_since: int) -> list[SessionRecord]:
+        p, s = schema.players.c, schema.sessions.c
+        used = sa.func.coalesce(s.seen_at, s.created_at)
+        query = (
+            sa.select(schema.sessions)
+            .join(schema.players, p.id == s.player)
+            .where(
+                s.player == player_id,
+                s.generation == sa.func.coalesce(p.generation, 0),
+                used >= used_since,
+            )
+            .order_by(used.desc(), s.created_at.desc(), s.token_hash)
+        )
+        async with self.engine.connect() as conn:
+            return [mapping.session(row) for row in await conn.execute(query)]
+
+    async def session_seen(self, token_hash: str, seen: Sighting) -> None:
+        row = (*_seen(seen), token_hash)
+        await self._write(Write(("session", token_hash), [(SESSION_SEEN, row)]))
+
+    async def delete_expired_sessions(self, used_before: int) -> int:
+        return await self._transaction(_delete_expired, used_before)
 
     async def end_session(self, token_hash: str, replacement: str) -> None:
         ops: list[Op] = [
@@ -110,6 +165,20 @@ class AccountQueries(SqlEngine):
 
     async def take_challenge(self, challenge_id: str, now: int) -> ChallengeRecord | None:
         return await self._transaction(_take_challenge, challenge_id, now)
+
+
+def no_token() -> str:
+    """The hash of no token: 256 random bits, which no token's SHA-256 will ever be."""
+    return secrets.token_hex(32)
+
+
+def _seen(seen: Sighting) -> tuple[int, str, str, str]:
+    return (seen.at, seen.address, seen.browser, seen.system)
+
+
+def _delete_expired(run: Runner, used_before: int) -> int:
+    _, deleted = run(f"DELETE FROM sessions WHERE {LAST_USED} < ?", (used_before,))
+    return int(deleted)
 
 
 _CHALLENGE_COLUMNS = "id, challenge, purpose, player, name, rp_id, expires_at"

@@ -13,6 +13,8 @@ from bodoge.store.records import (
     PlayerRecord,
     RatingRecord,
     SeatRecord,
+    SessionRecord,
+    Sighting,
     TableRecord,
 )
 
@@ -71,6 +73,16 @@ def move(row: Any) -> MoveRecord:
 
 def chat_line(row: Any) -> ChatRecord:
     return ChatRecord(row.table_id, row.line, row.player, row.name, row.text, row.at)
+
+
+def session(row: Any) -> SessionRecord:
+    seen = Sighting(
+        row.seen_at if row.seen_at is not None else row.created_at,
+        row.address or "",
+        row.browser or "",
+        row.system or "",
+    )
+    return SessionRecord(row.token_hash, row.player, row.generation, row.created_at, seen)
 
 
 def passkey(row: Any) -> PasskeyRecord:

@@ -36,7 +36,9 @@ class PlayerQueries(SqlEngine):
         row = (player.id, player.name, player.token_hash, player.created_at)
         await self._write(Write(("player", player.id), [(INSERT_PLAYER, row)]))
 
-    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
+    async def player_by_token_hash(
+        self, token_hash: str, used_since: int = 0
+    ) -> PlayerRecord | None:
         p, s = schema.players.c, schema.sessions.c
         async with self.engine.connect() as conn:
             row = (
@@ -50,6 +52,7 @@ class PlayerQueries(SqlEngine):
                         .where(
                             s.token_hash == token_hash,
                             s.generation == sa.func.coalesce(p.generation, 0),
+                            sa.func.coalesce(s.seen_at, s.created_at) >= used_since,
                         )
                     )
                 ).first()

@@ -28,6 +28,8 @@ from bodoge.store.records import (
     PlayerRecord,
     RatingRecord,
     SeatRecord,
+    SessionRecord,
+    Sighting,
     TableBundle,
     TableRecord,
     Timers,
@@ -175,7 +177,11 @@ class PlayerStore(Protocol):
     async def create_player(self, player: PlayerRecord) -> None: ...
 
     @abstractmethod
-    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None: ...
+    async def player_by_token_hash(
+        self, token_hash: str, used_since: int = 0
+    ) -> PlayerRecord | None:
+        """The player of a guest's token, or of a sign-in of the account's generation last
+        seen at ``used_since`` or later (an older one has expired: nobody)."""
 
     @abstractmethod
     async def players(self, ids: Iterable[str]) -> dict[str, PlayerRecord]: ...
@@ -215,16 +221,39 @@ class AccountStore(Protocol):
 
     @abstractmethod
     async def make_account(
-        self, player_id: str, name: str, key: str, password_hash: str | None
+        self,
+        player_id: str,
+        name: str,
+        key: str,
+        password_hash: str | None,
+        first: Sighting | None = None,
     ) -> None:
-        """The guest keeps their name.  Raises :class:`Conflict` if the key is taken."""
+        """The guest keeps their name: the token they began with becomes the account's first
+        sign-in, seen as ``first`` (``None``: when the player was made, from nowhere known),
+        and the hash of no token takes its place.  Raises :class:`Conflict` if the key is
+        taken."""
 
     @abstractmethod
     async def set_password(self, player_id: str, password_hash: str | None) -> None: ...
 
     @abstractmethod
-    async def add_session(self, token_hash: str, player_id: str, generation: int, at: int) -> None:
-        """A new sign-in of the account, of its current generation."""
+    async def add_session(
+        self, token_hash: str, player_id: str, generation: int, seen: Sighting
+    ) -> None:
+        """A new sign-in of the account, of its current generation, begun as ``seen`` says."""
+
+    @abstractmethod
+    async def sessions(self, player_id: str, used_since: int) -> list[SessionRecord]:
+        """The account's sign-ins of its generation seen at ``used_since`` or later, the
+        most recently seen first."""
+
+    @abstractmethod
+    async def session_seen(self, token_hash: str, seen: Sighting) -> None:
+        """The sign-in was used (at ``seen.at``, from its address, in its browser)."""
+
+    @abstractmethod
+    async def delete_expired_sessions(self, used_before: int) -> int:
+        """Delete every sign-in last seen before ``used_before``; how many there were."""
 
     @abstractmethod
     async def end_session(self, token_hash: str, replacement: str) -> None:

@@ -43,6 +43,29 @@ class AccountRecord:
 
 
 @dataclass(frozen=True)
+class Sighting:
+    """A token seen in use: when (ms), from which client address, in which browser on which
+    system (``""``: unknown)."""
+
+    at: int
+    address: str = ""
+    browser: str = ""
+    system: str = ""
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    """A sign-in of an account (one device): its token's hash, when it began, and when and
+    where it was last seen (``seen``; its ``at`` is ``created_at`` if never since)."""
+
+    token_hash: str
+    player: str
+    generation: int
+    created_at: int
+    seen: Sighting
+
+
+@dataclass(frozen=True)
 class PasskeyRecord:
     """A WebAuthn credential of an account: its id (base64url) and public key (COSE)."""
 

@@ -33,8 +33,9 @@ players = sa.Table(
     sa.Column("generation", sa.Integer, nullable=True),
 )
 
-# An account's sign-ins beyond the token its guest began with (another device, a browser
-# signed in again): only the SHA-256 of each token, like players.token_hash.
+# An account's sign-ins, one per device (a browser signed in): only the SHA-256 of each
+# token, like players.token_hash.  The token its guest began with becomes one when the guest
+# keeps their name (revision 0002 moved those of older accounts).
 sessions = sa.Table(
     "sessions",
     metadata,
@@ -42,6 +43,13 @@ sessions = sa.Table(
     sa.Column("player", sa.String(32), nullable=False, index=True),
     sa.Column("generation", sa.Integer, nullable=False),
     sa.Column("created_at", sa.BigInteger, nullable=False),
+    # Revision 0002: when the token was last used (written at most every few minutes; NULL:
+    # not since created), from which client address, and the browser and system its
+    # User-Agent named (bodoge/server/services/devices.py).  Unused too long, it expires.
+    sa.Column("seen_at", sa.BigInteger, nullable=True),
+    sa.Column("address", sa.Text, nullable=True),
+    sa.Column("browser", sa.Text, nullable=True),
+    sa.Column("system", sa.Text, nullable=True),
 )
 
 # An account's passkeys (WebAuthn credentials): the public key, never a secret.

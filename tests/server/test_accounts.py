@@ -147,7 +147,11 @@ async def test_a_guest_keeps_their_name_and_signs_in_elsewhere(people: People) -
     assert described.json() == {"player": ann.player, "account": None}
     made = await keep(http, ann.token, name)
     assert made.status_code == 201, made.text
-    assert made.json()["account"] == {"name": name, "password": True, "passkeys": []}
+    account = made.json()["account"]
+    devices = account.pop("devices")
+    assert account == {"name": name, "password": True, "passkeys": []}
+    # The token the guest began with is the account's first sign-in: this device.
+    assert [(d["this"], d["browser"]) for d in devices] == [(True, "python-httpx")]
     # Another device: the same player (same id), a token of its own.
     signed = await people.sign_in(name.upper())
     assert signed.status_code == 200, signed.text

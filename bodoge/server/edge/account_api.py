@@ -22,6 +22,7 @@ from starlette.routing import BaseRoute, Route
 from bodoge.server.edge.assets import error
 from bodoge.server.runtime.protocol import ProtocolError
 from bodoge.server.services.accounts import AccountError, Accounts, Origin
+from bodoge.server.services.devices import Device, device
 from bodoge.server.services.identity import Player
 from bodoge.store import StoreUnavailable
 
@@ -67,6 +68,10 @@ class Call:
         return self.request.client.host if self.request.client else ""
 
     @property
+    def device(self) -> Device:
+        return request_device(self.request)
+
+    @property
     def origin(self) -> Origin:
         url = self.request.url
         return Origin(f"{url.scheme}://{url.netloc}", url.hostname or "")
@@ -98,6 +103,7 @@ def account_routes(server: Server) -> list[BaseRoute]:
         route("POST", "/api/account/passkeys/options", passkey_options, body=True),
         route("POST", "/api/account/passkeys", add_passkey, body=True, status=201),
         route("DELETE", "/api/account/passkeys/{passkey}", remove_passkey),
+        route("DELETE", "/api/account/devices/{device}", end_device),
         route("POST", "/api/sign-in", sign_in, player=False, body=True),
         route("POST", "/api/sign-in/passkey/options", sign_in_options, player=False),
         route("POST", "/api/sign-in/passkey", sign_in_passkey, player=False, body=True),
@@ -136,6 +142,13 @@ async def _answer(
     return answer if isinstance(answer, Response) else JSONResponse(answer, status_code=status)
 
 
+def request_device(request: Request) -> Device:
+    """Where an HTTP request comes from: its client address (uvicorn's, through the trusted
+    proxies) and the browser its ``User-Agent`` names."""
+    address = request.client.host if request.client else ""
+    return device(address, request.headers.get("user-agent"))
+
+
 def _bearer(request: Request) -> str:
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
     return token if scheme == "Bearer" else ""
@@ -143,7 +156,7 @@ def _bearer(request: Request) -> str:
 
 async def _player(server: Server, request: Request) -> Player:
     try:
-        return await server.players.by_token(_bearer(request))
+        return await server.players.by_token(_bearer(request), request_device(request))
     except ProtocolError:
         raise _Refused(error(401, "bad_token", "send your token: Authorization: Bearer")) from None
 
@@ -169,11 +182,11 @@ def _signed_in(player: Player, token: str) -> Answer:
 
 
 async def describe(call: Call) -> Answer:
-    return await call.accounts.describe(call.me)
+    return await call.accounts.describe(call.me, call.token)
 
 
 async def keep_name(call: Call) -> Answer:
-    await call.accounts.keep_name(call.me, call.address, call.get("name"), call.get("password"))
+    await call.accounts.keep_name(call.me, call.device, call.get("name"), call.get("password"))
     return await describe(call)
 
 
@@ -193,7 +206,8 @@ async def passkey_options(call: Call) -> Answer:
 
 async def add_passkey(call: Call) -> Answer:
     challenge, credential = call.get("challenge"), call.get("credential")
-    await call.accounts.register(call.me, call.origin, challenge, credential, call.get("label"))
+    label = call.get("label")
+    await call.accounts.register(call.me, call.origin, challenge, credential, label, call.device)
     return await describe(call)
 
 
@@ -202,9 +216,14 @@ async def remove_passkey(call: Call) -> Answer:
     return await describe(call)
 
 
+async def end_device(call: Call) -> Answer:
+    await call.accounts.end_device(call.me, call.token, call.request.path_params["device"])
+    return await describe(call)
+
+
 async def sign_in(call: Call) -> Answer:
-    address, name, password = call.address, call.get("name"), call.get("password")
-    return _signed_in(*await call.accounts.sign_in(address, name, password))
+    device, name, password = call.device, call.get("name"), call.get("password")
+    return _signed_in(*await call.accounts.sign_in(device, name, password))
 
 
 async def sign_in_options(call: Call) -> Answer:
@@ -213,7 +232,8 @@ async def sign_in_options(call: Call) -> Answer:
 
 async def sign_in_passkey(call: Call) -> Answer:
     challenge, credential = call.get("challenge"), call.get("credential")
-    return _signed_in(*await call.accounts.authenticate(call.origin, challenge, credential))
+    found = await call.accounts.authenticate(call.origin, challenge, credential, call.device)
+    return _signed_in(*found)
 
 
 async def sign_out(call: Call) -> Answer:
@@ -222,4 +242,4 @@ async def sign_out(call: Call) -> Answer:
 
 
 async def sign_out_everywhere(call: Call) -> Answer:
-    return _signed_in(call.me, await call.accounts.sign_out_everywhere(call.me))
+    return _signed_in(call.me, await call.accounts.sign_out_everywhere(call.me, call.device))

@@ -16,6 +16,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from bodoge.core.values import JSON
+from bodoge.server.edge.account_api import request_device
 from bodoge.server.edge.assets import error as http_error
 from bodoge.server.runtime import settings
 from bodoge.server.runtime.protocol import TABLE_ID, ProtocolError, iso
@@ -138,7 +139,8 @@ async def history(server: Server, request: Request) -> Response:
         # votes): only the player holding the seat may read it.
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         try:
-            player = await server.players.by_token(token if scheme == "Bearer" else None)
+            bearer = token if scheme == "Bearer" else None
+            player = await server.players.by_token(bearer, request_device(request))
         except ProtocolError:
             return http_error(403, "not_seated", "send the seat's token to see its history")
         if table.seat_of(player.id) != seat:
@@ -191,7 +193,7 @@ async def my_games(server: Server, request: Request) -> Response:
     if scheme != "Bearer" or not token:
         return http_error(401, "bad_token", "send your token as Authorization: Bearer")
     try:
-        player = await server.players.by_token(token)
+        player = await server.players.by_token(token, request_device(request))
     except ProtocolError:
         return http_error(401, "bad_token", "no player has this token")
     bundles = await server.store.played_tables(player.id, MY_GAMES)

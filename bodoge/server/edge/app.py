@@ -10,7 +10,8 @@
 * :mod:`bodoge.server.edge.websocket`: ``/ws``.
 
 Every answer carries the headers of :mod:`bodoge.server.edge.headers` (the page policy,
-``nosniff``, the referrer policy).  The lifespan starts the :class:`~bodoge.server.wiring.Server` and stops it.
+``nosniff``, the referrer policy).  The lifespan starts the
+:class:`~bodoge.server.wiring.Server` and stops it.
 """
 
 from __future__ import annotations

@@ -43,6 +43,7 @@ from bodoge.server.runtime.reach import Reach
 from bodoge.server.runtime.stats import Counters
 from bodoge.server.runtime.table import Reply
 from bodoge.server.runtime.tables import Tables
+from bodoge.server.services.devices import device
 from bodoge.server.services.identity import Players, hash_token
 from bodoge.server.services.quotas import Buckets
 from bodoge.server.services.replies import (
@@ -103,11 +104,19 @@ class Desk:
 class Connection:
     """One client connection: feed it frames with :meth:`run` (or :meth:`receive`)."""
 
-    def __init__(self, desk: Desk, transport: Transport, address: str | None = None) -> None:
+    def __init__(
+        self,
+        desk: Desk,
+        transport: Transport,
+        address: str | None = None,
+        user_agent: str | None = None,
+    ) -> None:
         self.desk = desk
         self.transport = transport
         #: The client's address, counted against ``connections_per_address``.
         self.address = address
+        #: Where it comes from, noted for an account's sign-in when it says hello.
+        self.device = device(address, user_agent)
         self.limits = desk.limits
         self.player: Player | None = None
         #: The SHA-256 of the token this connection said hello with (signing out ends it).
@@ -366,7 +375,7 @@ class Connection:
         players = self.desk.players
         token, name = hello.token, hello.name
         if token is not None:
-            player = await players.by_token(token)
+            player = await players.by_token(token, self.device)
             if not self.desk.admission.enter_player(player.id):
                 self._refuse_crowd("too many connections for this player", reply)
                 return

@@ -42,7 +42,8 @@ async def serve(server: Server, websocket: WebSocket) -> None:
     await websocket.accept()
     address = websocket.client.host if websocket.client else None
     counters = server.counters
-    connection = server.connect(StarletteTransport(websocket, counters), address)
+    agent = websocket.headers.get("user-agent")
+    connection = server.connect(StarletteTransport(websocket, counters), address, agent)
     counters.connections_open += 1
     counters.connections_total += 1
 

@@ -56,6 +56,9 @@ class Quotas:
     #: Seconds after which a guest who never sat at a table, hosted one, chatted or uploaded,
     #: and has not been seen since, is removed from the store.
     guest_seconds: float = 30 * DAY
+    #: Seconds after which an account's sign-in (a device) not used since expires: its token
+    #: gets ``bad_token`` and the store forgets it.  A guest's token never expires.
+    session_seconds: float = 180 * DAY
     #: Password sign-ins (and accounts made, and passkey sign-ins begun) per client address
     #: and hour, and password sign-ins per account name and hour
     #: (bodoge/server/services/accounts.py).

@@ -13,10 +13,13 @@ name and a way to sign in again on any device: a password (argon2id, through
 * **Passwords** are hashed with argon2id (:data:`HASH_PARAMETERS`), two at a time at most,
   in threads: never on the event loop.
 * **Sign-ins.**  Each sign-in gets a token of its own (its SHA-256 in ``sessions``,
-  tagged with the account's generation); the guest's first token keeps working.
-  Signing out ends one token; "sign out everywhere" moves the account's generation
-  on (every older sign-in is dead, the first token too) and gives this device a
-  new token.  Live WebSockets of an ended token are closed (4001).
+  tagged with the account's generation); the guest's first token keeps working, as the
+  account's first sign-in.  Each is a device the account page lists (browser, system,
+  client address, first and last use: :meth:`Accounts.devices`) and may end
+  (:meth:`Accounts.end_device`); one unused for ``--session-days`` expires
+  (:class:`~bodoge.server.services.identity.Players`).  Signing out ends one token; "sign
+  out everywhere" moves the account's generation on (every older sign-in is dead) and
+  gives this device a new token.  Live WebSockets of an ended token are closed (4001).
 * **Throttling.**  Password sign-ins take a token from two buckets
   (:class:`~bodoge.server.services.quotas.Buckets`): one per client address, one per
   account key, whether the account exists or not; a successful sign-in gives the
@@ -41,6 +44,7 @@ bodoge.server.services.accounts.AccountError: an account name is 1-24 characters
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import secrets
 import time
@@ -69,6 +73,7 @@ from webauthn.helpers.structs import (
 )
 
 from bodoge.server.runtime.protocol import ProtocolError, now_ms
+from bodoge.server.services.devices import Device
 from bodoge.server.services.identity import Player, Players, check_name, hash_token, new_token
 from bodoge.server.services.quotas import Buckets
 from bodoge.store import AccountRecord, AccountStore, ChallengeRecord, Conflict, PasskeyRecord
@@ -208,7 +213,8 @@ class Accounts:
 
     # --- what an account is -----------------------------------------------------------
 
-    async def describe(self, player: Player) -> dict[str, Any]:
+    async def describe(self, player: Player, token: str = "") -> dict[str, Any]:
+        """The player's account as its page shows it; ``token``: this device's."""
         account = await self.store.account(player.id)
         if account is None:
             return {"player": player.to_json(), "account": None}
@@ -222,8 +228,40 @@ class Accounts:
                     {"id": k.id, "name": k.name, "created_at": k.created_at, "used_at": k.used_at}
                     for k in keys
                 ],
+                "devices": await self.devices(player, token),
             },
         }
+
+    async def devices(self, player: Player, token: str) -> list[dict[str, Any]]:
+        """The account's sign-ins that have not expired, the most recently used first:
+        each a device, ``this`` the one of ``token``."""
+        mine = hash_token(token)
+        return [
+            {
+                "id": device_id(s.token_hash),
+                "browser": s.seen.browser,
+                "system": s.seen.system,
+                "address": s.seen.address,
+                "first_seen": s.created_at,
+                "last_seen": s.seen.at,
+                "this": s.token_hash == mine,
+            }
+            for s in await self.store.sessions(player.id, self.players.used_since())
+        ]
+
+    async def end_device(self, player: Player, token: str, chosen: object) -> None:
+        """Sign another device out: its token names nobody, its WebSockets are closed."""
+        await self._need_account(player)
+        found = [
+            s.token_hash
+            for s in await self.store.sessions(player.id, self.players.used_since())
+            if device_id(s.token_hash) == chosen
+        ]
+        if not found:
+            raise AccountError(404, "unknown_device", "no device of yours has this id")
+        if found[0] == hash_token(token):
+            raise AccountError(409, "this_device", "sign out to end this device's sign-in")
+        await self._end(player, found[0])
 
     async def _need_account(self, player: Player) -> AccountRecord:
         account = await self.store.account(player.id)
@@ -262,18 +300,25 @@ class Accounts:
 
     # --- keeping a name, passwords ----------------------------------------------------
 
-    async def keep_name(self, player: Player, address: str, name: object, password: object) -> None:
-        """The guest becomes an account with a password (a passkey: :meth:`register`)."""
+    async def keep_name(
+        self, player: Player, device: Device, name: object, password: object
+    ) -> None:
+        """The guest becomes an account with a password (a passkey: :meth:`register`); the
+        token they began with, this device's, is the account's first sign-in."""
         shown, key = account_key(name)
         secret = check_password(password)
         if await self.store.account(player.id) is not None:
             raise AccountError(409, "already_an_account", "you have kept your name already")
-        await self._throttle(address, None)  # names tried per address: no quick list of who exists
-        await self._make(player, shown, key, await self._hash(secret))
+        # Names tried per address: no quick list of who exists.
+        await self._throttle(device.address, None)
+        await self._make(player, device, shown, key, await self._hash(secret))
 
-    async def _make(self, player: Player, shown: str, key: str, password_hash: str | None) -> None:
+    async def _make(
+        self, player: Player, device: Device, shown: str, key: str, password_hash: str | None
+    ) -> None:
+        first = device.seen(self._wall())
         try:
-            await self.store.make_account(player.id, shown, key, password_hash)
+            await self.store.make_account(player.id, shown, key, password_hash, first)
         except Conflict:
             raise AccountError(409, "name_taken", "this account name is taken") from None
         if await self.store.account(player.id) is None:  # made an account meanwhile elsewhere
@@ -298,14 +343,14 @@ class Accounts:
 
     # --- signing in and out -----------------------------------------------------------
 
-    async def sign_in(self, address: str, name: object, password: object) -> tuple[Player, str]:
+    async def sign_in(self, device: Device, name: object, password: object) -> tuple[Player, str]:
         """A new token for the account, if ``password`` is its password."""
         failed = AccountError(401, "sign_in_failed", "no account has this name and password")
         try:
             _, key = account_key(name)
         except AccountError:
             key = None
-        await self._throttle(address, key)
+        await self._throttle(device.address, key)
         account = await self.store.account_by_key(key) if key is not None else None
         given = password if isinstance(password, str) else ""
         matches = await self._verify(account.password_hash if account else None, given)
@@ -313,25 +358,26 @@ class Accounts:
             raise failed
         if key is not None:
             self.by_account.give_back(key)
-        return await self._issue(account)
+        return await self._issue(account, device)
 
-    async def _issue(self, account: AccountRecord) -> tuple[Player, str]:
+    async def _issue(self, account: AccountRecord, device: Device) -> tuple[Player, str]:
         token = new_token()
-        await self.store.add_session(
-            hash_token(token), account.player.id, account.generation, now_ms()
-        )
+        seen = device.seen(self._wall())
+        await self.store.add_session(hash_token(token), account.player.id, account.generation, seen)
         return self.players.remember_token(account.player, hash_token(token)), token
 
     async def sign_out(self, player: Player, token: str) -> None:
         """This token names nobody from now on (the player stays; sign in to be them again)."""
         await self._need_account(player)
-        digest = hash_token(token)
+        await self._end(player, hash_token(token))
+
+    async def _end(self, player: Player, digest: str) -> None:
         await self.store.end_session(digest, hash_token(new_token()))
         self.players.forget_tokens({digest})
         if self.on_sign_out is not None:
             self.on_sign_out(player.id, {digest})
 
-    async def sign_out_everywhere(self, player: Player) -> str:
+    async def sign_out_everywhere(self, player: Player, device: Device) -> str:
         """Every sign-in of the account ends; this device gets a new token."""
         account = await self._need_account(player)
         generation = account.generation + 1
@@ -340,7 +386,7 @@ class Accounts:
         if self.on_sign_out is not None:
             self.on_sign_out(player.id, None)
         _, token = await self._issue(
-            AccountRecord(account.player, account.name, account.key, None, generation)
+            AccountRecord(account.player, account.name, account.key, None, generation), device
         )
         return token
 
@@ -403,7 +449,13 @@ class Accounts:
         return {"challenge": cid, "publicKey": _json(options)}
 
     async def register(
-        self, player: Player, origin: Origin, cid: object, credential: object, label: object
+        self,
+        player: Player,
+        origin: Origin,
+        cid: object,
+        credential: object,
+        label: object,
+        device: Device | None = None,
     ) -> None:
         """Store the new passkey (and, for a guest, make the account it was asked for)."""
         found = await self._take_challenge(cid, "register", origin.rp_id)
@@ -422,7 +474,7 @@ class Accounts:
         # A guest keeps their name with this passkey.
         if found.name is not None and await self.store.account(player.id) is None:
             _, key = account_key(found.name)
-            await self._make(player, found.name, key, None)
+            await self._make(player, device or Device(), found.name, key, None)
         try:
             await self.store.add_passkey(
                 PasskeyRecord(
@@ -460,7 +512,7 @@ class Accounts:
         return {"challenge": cid, "publicKey": _json(options)}
 
     async def authenticate(
-        self, origin: Origin, cid: object, credential: object
+        self, origin: Origin, cid: object, credential: object, device: Device | None = None
     ) -> tuple[Player, str]:
         """A new token for the passkey's account."""
         found = await self._take_challenge(cid, "sign_in", origin.rp_id)
@@ -490,7 +542,12 @@ class Accounts:
         if account is None:
             raise failed
         await self.store.use_passkey(passkey.id, verified.new_sign_count, now_ms())
-        return await self._issue(account)
+        return await self._issue(account, device or Device())
+
+
+def device_id(token_hash: str) -> str:
+    """A sign-in's id on the account page: not its token's hash, which is the store's key."""
+    return hashlib.sha256(f"device:{token_hash}".encode()).hexdigest()[:16]
 
 
 def _label(raw: object) -> str:

@@ -14,6 +14,9 @@ notes the sets its options name when it is created, and each sweep notes those
 of every waiting and playing table.  A set no table has named for
 ``Quotas.deck_unused_seconds`` is deleted; the replay of a table that finished
 long ago then shows no pictures.
+
+An account's sign-in unused for ``Quotas.session_seconds`` has expired (its token is
+refused already); the sweep deletes it.
 """
 
 from __future__ import annotations
@@ -80,6 +83,12 @@ async def remove_idle_guests(server: Server) -> int:
             return removed
 
 
+async def remove_expired_sessions(server: Server) -> int:
+    """Delete the accounts' sign-ins unused for ``session_seconds`` (refused already: the
+    store forgets them); how many were deleted."""
+    return await server.store.delete_expired_sessions(server.players.used_since())
+
+
 async def remove_unused_decks(server: Server) -> int:
     """Delete the uploaded decks no table has named for ``deck_unused_seconds``; how many."""
     seconds = server.config.quotas.deck_unused_seconds
@@ -123,7 +132,14 @@ async def clean_up(server: Server) -> None:
     server runs."""
     while True:
         # Decks first: a guest who uploaded is no guest until their decks are gone.
-        for job in (settle_ratings, fill_statistics, remove_unused_decks, remove_idle_guests):
+        jobs = (
+            settle_ratings,
+            fill_statistics,
+            remove_unused_decks,
+            remove_idle_guests,
+            remove_expired_sessions,
+        )
+        for job in jobs:
             try:
                 removed = await job(server)
                 if removed:

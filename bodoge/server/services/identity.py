@@ -17,15 +17,21 @@ bodoge.server.runtime.protocol.ProtocolError: a name must be 1-24 characters of 
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import secrets
 import unicodedata
 import weakref
+from collections.abc import Callable
+from typing import Protocol
 
 from bodoge.server.runtime.players import Player as Player
 from bodoge.server.runtime.players import new_id as new_id
 from bodoge.server.runtime.protocol import ProtocolError, now_ms
-from bodoge.store import PlayerRecord, PlayerStore
+from bodoge.server.services.devices import Device
+from bodoge.store import AccountStore, PlayerRecord, PlayerStore, StoreUnavailable
+
+log = logging.getLogger(__name__)
 
 # Control characters break layouts and logs; NUL is refused by PostgreSQL text.
 _NAME_FORBIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -39,6 +45,10 @@ _ZWJ, _VS16, _BLACK_FLAG = "\u200d", "\ufe0f", "\U0001f3f4"
 _TAGS = range(0xE0020, 0xE0080)
 #: Combining marks one character may carry: enough for any script, too few for "Zalgo" text.
 MAX_MARKS = 3
+#: An account's sign-in unused for this long expires (``bodoge serve --session-days``).
+SESSION_SECONDS = 180 * 86400.0
+#: A sign-in's last use is written at most this often (ms) by each process, not per request.
+NOTE_EVERY_MS = 5 * 60_000
 
 
 def new_token() -> str:
@@ -142,6 +152,10 @@ def _utf8(text: str) -> bool:
     return True
 
 
+class PlayerAndAccountStore(PlayerStore, AccountStore, Protocol):
+    """What :class:`Players` reads and writes: players, and the sign-ins of accounts."""
+
+
 class Players:
     """Players by id and by token hash, backed by the store.
 
@@ -149,13 +163,33 @@ class Players:
     live table the players of its seats.  A visitor who said hello once and left
     is forgotten with their connection (the store keeps them), so the cache does
     not grow with every visitor the server ever had.
+
+    A guest's token works for as long as the guest is kept.  An account's tokens are its
+    sign-ins (``sessions``): each use notes when, from where and in which browser (written
+    at most every :data:`NOTE_EVERY_MS` by each process, so a request costs no write), and
+    one unused for ``session_seconds`` has expired: ``bad_token``, as an unknown one.  A
+    token is trusted from memory only for :data:`NOTE_EVERY_MS` after the store was last
+    asked about it; then the store is asked again, so a sign-in ended or expired meanwhile
+    is refused, and a guest's token that became an account's sign-in (on any process) is
+    noted from then on.
     """
 
-    def __init__(self, store: PlayerStore, name_chars: int = 24) -> None:
+    def __init__(
+        self,
+        store: PlayerAndAccountStore,
+        name_chars: int = 24,
+        *,
+        session_seconds: float = SESSION_SECONDS,
+        clock: Callable[[], int] = now_ms,
+    ) -> None:
         self.store = store
         self.name_chars = name_chars
+        self.session_ms = round(session_seconds * 1000)
+        self._clock = clock
         self._by_id: weakref.WeakValueDictionary[str, Player] = weakref.WeakValueDictionary()
         self._by_hash: weakref.WeakValueDictionary[str, Player] = weakref.WeakValueDictionary()
+        #: When the store was last asked about each token known by hash (ms).
+        self._checked: dict[str, int] = {}
 
     def __len__(self) -> int:
         return len(self._by_id)
@@ -168,20 +202,32 @@ class Players:
         return player
 
     def remember_token(self, record: PlayerRecord, token_hash: str) -> Player:
-        """The player, known by one more token (a sign-in of their account)."""
+        """The player, known by one more token: a sign-in of their account, begun now."""
         player = self.remember(record)
         self._by_hash[token_hash] = player
+        self._check(token_hash, self._clock())
         return player
 
     def forget_tokens(self, token_hashes: set[str]) -> None:
         """These tokens were ended: the next use looks in the store (and finds nobody)."""
         for digest in token_hashes:
             self._by_hash.pop(digest, None)
+            self._checked.pop(digest, None)
 
     def forget_player_tokens(self, player_id: str) -> None:
         """Every token of the player was ended (sign out everywhere)."""
         for digest in [d for d, p in list(self._by_hash.items()) if p.id == player_id]:
             self._by_hash.pop(digest, None)
+            self._checked.pop(digest, None)
+
+    def used_since(self) -> int:
+        """The oldest last use (ms) of a sign-in that has not expired."""
+        return self._clock() - self.session_ms
+
+    def _check(self, token_hash: str, at: int) -> None:
+        self._checked[token_hash] = at
+        if len(self._checked) > 2 * len(self._by_hash) + 1024:  # drop those nobody holds
+            self._checked = {d: t for d, t in self._checked.items() if d in self._by_hash}
 
     def get(self, player_id: str) -> Player | None:
         return self._by_id.get(player_id)
@@ -197,21 +243,38 @@ class Players:
         """A new player and the token that is now theirs."""
         name = check_name(name, self.name_chars)
         token = new_token()
-        record = PlayerRecord(new_id("p_"), name, hash_token(token), now_ms())
+        record = PlayerRecord(new_id("p_"), name, hash_token(token), self._clock())
         await self.store.create_player(record)
-        return self.remember(record), token
+        player = self.remember(record)
+        self._check(record.token_hash, record.created_at)
+        return player, token
 
-    async def by_token(self, token: object) -> Player:
-        """The player a token belongs to, or ``bad_token``."""
+    async def by_token(self, token: object, device: Device | None = None) -> Player:
+        """The player a token belongs to, or ``bad_token`` (unknown, ended or expired).
+
+        ``device``: where the request comes from, noted for a sign-in (``None``: a use
+        that notes nothing, such as a test's).
+        """
         if not isinstance(token, str) or not 16 <= len(token) <= 128:
             raise ProtocolError("bad_token", "unknown token: say hello without one")
         digest = hash_token(token)
+        now = self._clock()
         player = self._by_hash.get(digest)
-        if player is None:
-            record = await self.store.player_by_token_hash(digest)
-            if record is None:
-                raise ProtocolError("bad_token", "unknown token: say hello without one")
-            player = self.remember(record)
+        checked = self._checked.get(digest)
+        if player is not None and checked is not None and now - checked < NOTE_EVERY_MS:
+            return player  # used here a moment ago
+        record = await self.store.player_by_token_hash(digest, now - self.session_ms)
+        if record is None:
+            self.forget_tokens({digest})
+            raise ProtocolError("bad_token", "unknown token: say hello without one")
+        player = self.remember(record)
+        self._by_hash[digest] = player
+        self._check(digest, now)
+        if record.token_hash != digest and device is not None:  # an account's sign-in: noted
+            try:
+                await self.store.session_seen(digest, device.seen(now))
+            except StoreUnavailable as exc:  # bookkeeping: the next use notes it
+                log.warning("noting a sign-in of %s failed: %s", player.id, exc)
         return player
 
     async def rename(self, player: Player, name: object) -> None:
