@@ -9,6 +9,7 @@ is the models' (``alembic check``'s comparison finds nothing).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from bodoge.games import registry
+from bodoge.server.services.identity import hash_token
 from bodoge.store import open_store, sqlite_url
 from bodoge.store.upgrade import SchemaTooNew, current, differences, head, history, upgrade
 from tests.support.databases import PG_ADMIN, own_database, require
@@ -153,3 +155,86 @@ async def test_a_nullable_owner_epoch_left_by_an_older_upgrade_is_made_not_null(
             await engine.dispose()
         assert await contents(url) == before
         assert len(before["moves"]) > 0
+
+
+async def test_an_accounts_first_token_becomes_a_sign_in_noted_from_the_upgrade(
+    empty_url: str,
+) -> None:
+    """Revision 0002: the token a guest began with, kept by an account whose sign-ins were
+    never all ended, moves to ``sessions``; every sign-in counts as used at the upgrade (its
+    expiry runs from then), and every token signs in as before; a guest's stays."""
+    from alembic import command
+
+    from bodoge.store.upgrade import _config
+
+    engine = create_async_engine(empty_url)
+    digests = {who: hash_token(f"token of {who} " * 2) for who in ("guest", "kept", "everywhere")}
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(lambda c: command.upgrade(_config(c), "0001"))
+            await conn.execute(
+                sa.text(
+                    "INSERT INTO players (id, name, token_hash, created_at, account_name,"
+                    " account_key, generation) VALUES (:id, :nick, :token, 1000, :name, :key, :gen)"
+                ),
+                [
+                    {
+                        "id": "p_guest",
+                        "nick": "Guest",
+                        "token": digests["guest"],
+                        "name": None,
+                        "key": None,
+                        "gen": None,
+                    },
+                    {
+                        "id": "p_kept",
+                        "nick": "Kept",
+                        "token": digests["kept"],
+                        "name": "Kept",
+                        "key": "kept",
+                        "gen": 0,
+                    },
+                    {
+                        "id": "p_everywhere",
+                        "nick": "E",
+                        "token": hash_token("nothing"),
+                        "name": "E",
+                        "key": "e",
+                        "gen": 1,
+                    },
+                ],
+            )
+            await conn.execute(
+                sa.text(
+                    "INSERT INTO sessions (token_hash, player, generation, created_at)"
+                    " VALUES (:token, :player, :gen, 2000)"
+                ),
+                [
+                    {"token": hash_token("the phone's token"), "player": "p_kept", "gen": 0},
+                    {"token": digests["everywhere"], "player": "p_everywhere", "gen": 1},
+                ],
+            )
+    finally:
+        await engine.dispose()
+    before = int(time.time() * 1000)
+    store = await open_store(empty_url)
+    try:
+        assert store.schema_version == head()
+        assert await differences(store.engine) == []
+        for who, digest in digests.items():
+            found = await store.player_by_token_hash(digest, before - 1000)
+            assert found is not None and found.id == f"p_{who}", who
+        phone = await store.player_by_token_hash(hash_token("the phone's token"), before)
+        assert phone is not None and phone.id == "p_kept"
+        kept = await store.sessions("p_kept", 0)
+        assert {s.token_hash for s in kept} == {digests["kept"], hash_token("the phone's token")}
+        assert all(s.seen.at >= before for s in kept)
+        assert {s.created_at for s in kept} == {1000, 2000}
+        assert (await store.players(["p_kept"]))["p_kept"].token_hash != digests["kept"]
+        assert (await store.players(["p_guest"]))["p_guest"].token_hash == digests["guest"]
+        assert len(await store.sessions("p_everywhere", 0)) == 1
+        assert await store.sessions("p_guest", 0) == []
+        # Unused from the upgrade on for the limit: expired.
+        assert await store.player_by_token_hash(digests["kept"], before + 10**12) is None
+    finally:
+        await store.close()
