@@ -149,7 +149,7 @@ async def test_a_guest_keeps_their_name_and_signs_in_elsewhere(people: People) -
     assert made.status_code == 201, made.text
     account = made.json()["account"]
     devices = account.pop("devices")
-    assert account == {"name": name, "password": True, "passkeys": []}
+    assert account == {"name": name, "password": True, "passkeys": [], "session_days": 180}
     # The token the guest began with is the account's first sign-in: this device.
     assert [(d["this"], d["browser"]) for d in devices] == [(True, "python-httpx")]
     # Another device: the same player (same id), a token of its own.

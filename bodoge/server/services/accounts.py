@@ -229,6 +229,7 @@ class Accounts:
                     for k in keys
                 ],
                 "devices": await self.devices(player, token),
+                "session_days": self.players.session_ms / 86_400_000,
             },
         }
 

@@ -1,5 +1,6 @@
 // The account page (/account): keep my name (a password and/or a passkey), sign in on
-// this device, passwords, passkeys, sign out here or everywhere.  The server's side is
+// this device, passwords, passkeys, the devices signed in (ending any other one), sign out
+// here or everywhere.  The server's side is
 // bodoge/server/services/accounts.py; the endpoints are in docs/protocol.md ("Accounts").
 // Passkeys use the browser's own WebAuthn API: options and answers travel as JSON with
 // base64url bytes, converted here (no third-party code).
@@ -368,13 +369,67 @@ export function mountAccount(root, app) {
                 const answer = await api("POST", "/api/sign-out/everywhere");
                 conn.useToken(answer.token, answer.player);
                 toast(() => t("account.signed_out_everywhere"), "info", 4000);
+                await load(); // the devices: this one alone
               }),
           },
           t("account.sign_out_everywhere"),
         ),
       ),
     );
-    return [passwordPanel, passkeyPanel, outPanel];
+    return [passwordPanel, passkeyPanel, devicesPanel(account.devices ?? [], account.session_days), outPanel];
+  }
+
+  /** The devices signed in to the account (its sign-ins), this one marked; any other ends. */
+  function devicesPanel(devices, days) {
+    const when = (ms) => new Date(ms).toLocaleString(lang(), { dateStyle: "medium", timeStyle: "short" });
+    const named = (d) =>
+      d.browser && d.system
+        ? t("account.device_name", { browser: d.browser, system: d.system })
+        : d.browser || d.system || t("account.device_unknown");
+    const rows = devices.map((d) =>
+      h(
+        "li",
+        { class: "device", dataset: { testid: "device", this: String(d.this) } },
+        h(
+          "div",
+          { class: "device-what" },
+          h("span", { class: "passkey-name", dataset: { testid: "device-name" } }, userText(named(d))),
+          d.this ? h("span", { class: "badge badge--account", dataset: { testid: "this-device" } }, t("account.this_device")) : null,
+        ),
+        h(
+          "div",
+          { class: "muted device-when" },
+          d.address ? h("span", {}, t("account.device_address", { address: d.address })) : null,
+          h("span", {}, t("account.device_first", { date: when(d.first_seen) })),
+          h("span", {}, t("account.device_last", { date: when(d.last_seen) })),
+        ),
+        d.this
+          ? null
+          : h(
+              "button",
+              {
+                type: "button",
+                class: "btn btn--sm btn--ghost",
+                "aria-label": t("account.device_end_named", { name: named(d) }),
+                dataset: { testid: "device-end" },
+                onclick: () =>
+                  run(async () => {
+                    state = await api("DELETE", `/api/account/devices/${encodeURIComponent(d.id)}`);
+                    toast(() => t("account.device_ended"), "info", 4000);
+                    draw();
+                  }),
+              },
+              t("account.device_end"),
+            ),
+      ),
+    );
+    return h(
+      "section",
+      { class: "panel account-panel", "aria-labelledby": "devices-title" },
+      h("h2", { id: "devices-title" }, t("account.devices")),
+      h("p", { class: "muted" }, t("account.devices_intro", { days })),
+      h("ul", { class: "stack-list", dataset: { testid: "devices" } }, rows),
+    );
   }
 
   // --- signing in on this device ---
