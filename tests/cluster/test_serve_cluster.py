@@ -30,6 +30,7 @@ from bodoge.server.replication.publishing import TablePublisher
 from bodoge.server.runtime.config import Quotas, ServerConfig
 from bodoge.server.runtime.protocol import ProtocolError
 from bodoge.server.services.accounts import SIGNED_OUT
+from bodoge.server.services.devices import Device
 from bodoge.server.wiring import Server
 from bodoge.store import Fenced, MoveRecord, SeatRecord, TableRecord
 from bodoge.store.sql import SqlStore
@@ -763,11 +764,11 @@ async def test_signing_out_everywhere_reaches_every_process(make_node: Make) -> 
     player = a.players.get(str(hal.player["id"]))
     assert player is not None
     name = f"hal{uuid.uuid4().hex[:8]}"
-    await a.accounts.keep_name(player, "192.0.2.1", name, "correct horse battery")
+    await a.accounts.keep_name(player, Device("192.0.2.1"), name, "correct horse battery")
     on_b = Tab(b)
     await on_b.ok("hello", token=hal.token)  # b caches hal's token
     assert (await b.players.by_token(hal.token)).id == player.id
-    fresh = await a.accounts.sign_out_everywhere(player)
+    fresh = await a.accounts.sign_out_everywhere(player, Device("192.0.2.1"))
 
     async def closed_on_b() -> bool:
         return on_b.transport.closed_with == SIGNED_OUT
@@ -777,3 +778,30 @@ async def test_signing_out_everywhere_reaches_every_process(make_node: Make) -> 
         await b.players.by_token(hal.token)
     assert refused.value.code == "bad_token"
     assert (await b.players.by_token(fresh)).id == player.id
+
+
+async def test_ending_a_device_reaches_the_process_it_is_connected_to(make_node: Make) -> None:
+    """The account page on one process ends a device whose socket is on another: that socket
+    closes, and the other process refuses its token from then on."""
+    a, b = await make_node(), await make_node()
+    (ivy,) = await _players(a, 1)
+    player = a.players.get(str(ivy.player["id"]))
+    assert player is not None
+    name = f"ivy{uuid.uuid4().hex[:8]}"
+    await a.accounts.keep_name(player, Device("192.0.2.1"), name, "correct horse battery")
+    _, phone = await a.accounts.sign_in(Device("192.0.2.2"), name, "correct horse battery")
+    on_b = Tab(b)
+    await on_b.ok("hello", token=phone)
+    assert (await b.players.by_token(phone)).id == player.id
+    listed = await a.accounts.devices(player, str(ivy.token))
+    (other,) = [d for d in listed if not d["this"]]
+    await a.accounts.end_device(player, str(ivy.token), other["id"])
+
+    async def closed_on_b() -> bool:
+        return on_b.transport.closed_with == SIGNED_OUT
+
+    await _until(closed_on_b)
+    with pytest.raises(ProtocolError) as refused:
+        await b.players.by_token(phone)
+    assert refused.value.code == "bad_token"
+    assert (await b.players.by_token(ivy.token)).id == player.id
