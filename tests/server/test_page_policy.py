@@ -7,12 +7,15 @@ from __future__ import annotations
 import httpx
 import pytest
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from bodoge.server.edge.assets import PICTURE_CSP
 from bodoge.server.edge.headers import EXCEPTION_HANDLERS, MIDDLEWARE, PAGE_POLICY
+from bodoge.server.edge.unavailable import StoreUnavailableAnswers
+from bodoge.store import StoreUnavailable
 from tests.support.live_server import LiveServer
 
 #: (method, path, status) of one answer of each kind.
@@ -96,3 +99,20 @@ async def test_a_route_that_fails_answers_500_with_the_headers() -> None:
     assert response.headers["x-content-type-options"] == "nosniff"
     assert response.headers["referrer-policy"] == "same-origin"
     assert response.headers["content-security-policy"] == PAGE_POLICY
+
+
+async def test_a_database_gone_away_answers_503_with_the_headers() -> None:
+    async def reads(request: Request) -> Response:
+        raise StoreUnavailable("the database went away")
+
+    app = Starlette(
+        routes=[Route("/reads", reads)],
+        middleware=[*MIDDLEWARE, Middleware(StoreUnavailableAnswers)],  # as create_app
+        exception_handlers=EXCEPTION_HANDLERS,
+    )
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        response = await client.get("/reads")
+    assert response.status_code == 503
+    assert response.json()["error"]["code"] == "store_unavailable"
+    assert_secured(response)

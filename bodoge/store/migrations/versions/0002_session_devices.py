@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0002_session_devices"
-down_revision = "0001"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 
@@ -59,7 +59,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    # The tokens moved to ``sessions`` still sign their accounts in under revision 0001.
+    # The tokens moved to ``sessions`` still sign their accounts in under the revision before.
     with op.batch_alter_table("sessions") as batch:
         for column in columns():
             batch.drop_column(column.name)
