@@ -35,7 +35,7 @@ players = sa.Table(
 
 # An account's sign-ins, one per device (a browser signed in): only the SHA-256 of each
 # token, like players.token_hash.  The token its guest began with becomes one when the guest
-# keeps their name (revision 0002_session_devices moved those of older accounts).
+# keeps their name (revision 0003 moved those of older accounts).
 sessions = sa.Table(
     "sessions",
     metadata,
@@ -43,7 +43,7 @@ sessions = sa.Table(
     sa.Column("player", sa.String(32), nullable=False, index=True),
     sa.Column("generation", sa.Integer, nullable=False),
     sa.Column("created_at", sa.BigInteger, nullable=False),
-    # Revision 0002_session_devices: when the token was last used (written at most every
+    # Revision 0003: when the token was last used (written at most every
     # few minutes; NULL: not since created), from which client address, and the browser and
     # system its User-Agent named (bodoge/server/services/devices.py).  Unused too long, it
     # expires.

@@ -160,7 +160,7 @@ async def test_a_nullable_owner_epoch_left_by_an_older_upgrade_is_made_not_null(
 async def test_an_accounts_first_token_becomes_a_sign_in_noted_from_the_upgrade(
     empty_url: str,
 ) -> None:
-    """Revision 0002_session_devices: the token a guest began with, kept by an account whose
+    """Revision 0003: the token a guest began with, kept by an account whose
     sign-ins were never all ended, moves to ``sessions``; every sign-in counts as used at the
     upgrade (its expiry runs from then), and every token signs in as before; a guest's
     stays."""

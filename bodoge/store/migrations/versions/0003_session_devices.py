@@ -17,7 +17,7 @@ import time
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002_session_devices"
+revision = "0003"
 down_revision = "0002"
 branch_labels = None
 depends_on = None
