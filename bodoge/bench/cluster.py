@@ -34,8 +34,13 @@ def start_nginx(
         port = int(s.getsockname()[1])
     upstreams = [re.sub(r"^ws://([^/]+)/.*$", r"\1", url) for url in urls]
     config = folder / "nginx.conf"
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        operator = f"127.0.0.1:{s.getsockname()[1]}"
     config.write_text(
-        standalone_config(upstreams, f"127.0.0.1:{port}", str(folder), max(1024, connections))
+        standalone_config(
+            upstreams, f"127.0.0.1:{port}", str(folder), max(1024, connections), operator
+        )
     )
     log = open(folder / "nginx.log", "ab")  # noqa: SIM115 - the child keeps it
     try:

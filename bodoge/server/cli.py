@@ -125,7 +125,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=int,
         default=quotas.sign_ins_per_account_hour,
         metavar="N",
-        help="password sign-ins tried an hour for one account name, existing or not"
+        help="password sign-ins one client address may try an hour for one account name,"
+        " existing or not (0: no limit; default %(default)s)",
+    )
+    parser.add_argument(
+        "--sign-in-brake-per-account-hour",
+        type=int,
+        default=quotas.sign_in_brake_per_account_hour,
+        metavar="N",
+        help="password sign-ins tried an hour for one account name from all addresses"
+        " together, but the owner's usual ones, which it never stops"
         " (0: no limit; default %(default)s)",
     )
     parser.add_argument(
@@ -265,6 +274,7 @@ def quotas_of(args: argparse.Namespace) -> Quotas:
         new_players_per_hour=args.new_players_per_hour,
         sign_ins_per_hour=args.sign_ins_per_hour,
         sign_ins_per_account_hour=args.sign_ins_per_account_hour,
+        sign_in_brake_per_account_hour=args.sign_in_brake_per_account_hour,
         guest_seconds=args.guest_idle_days * DAY,
         session_seconds=args.session_days * DAY,
         cleanup_seconds=args.cleanup_every,

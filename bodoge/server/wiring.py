@@ -114,6 +114,7 @@ class Server:
             self.players,
             sign_ins_per_hour=quotas.sign_ins_per_hour,
             sign_ins_per_account_hour=quotas.sign_ins_per_account_hour,
+            sign_in_brake_per_hour=quotas.sign_in_brake_per_account_hour,
             on_sign_out=self._signed_out,
         )
         self.bots = BotRunner(self.config.bot_workers, self.games, self.config.bot_timeout)
@@ -194,7 +195,7 @@ class Server:
         # Rates and retried requests are the cluster's: a visitor may land on any process.
         shared = self.cluster.shared
         rates = (self.new_players, self.uploads, self.new_tables)
-        for buckets in (*rates, self.accounts.by_address, self.accounts.by_account):
+        for buckets in (*rates, *self.accounts.buckets):
             buckets.share(shared)
         self.recent.share(shared, self.process, self.cluster.alive)
 

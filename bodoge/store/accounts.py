@@ -158,6 +158,22 @@ class AccountQueries(SqlEngine):
         row = (player_id, credential_id)
         await self._write(Write(("player", player_id), [(DELETE_PASSKEY, row)]))
 
+    # --- the addresses an account signs in from ------------------------------------------
+
+    async def note_address(self, player_id: str, address: str, at: int, keep: int) -> None:
+        await self._transaction(_note_address, player_id, address, at, keep)
+
+    async def knows_address(self, key: str, address: str, since: int) -> bool:
+        p, a = schema.players.c, schema.sign_in_addresses.c
+        query = (
+            sa.select(a.player)
+            .join(schema.players, p.id == a.player)
+            .where(p.account_key == key, a.address == address, a.seen_at >= since)
+            .limit(1)
+        )
+        async with self.engine.connect() as conn:
+            return (await conn.execute(query)).first() is not None
+
     # --- passkey challenges: taken once, whichever process asks ---------------------------
 
     async def add_challenge(self, challenge: ChallengeRecord, now: int, limit: int) -> bool:
@@ -179,6 +195,21 @@ def _seen(seen: Sighting) -> tuple[int, str, str, str]:
 def _delete_expired(run: Runner, used_before: int) -> int:
     _, deleted = run(f"DELETE FROM sessions WHERE {LAST_USED} < ?", (used_before,))
     return int(deleted)
+
+
+def _note_address(run: Runner, player_id: str, address: str, at: int, keep: int) -> None:
+    run("DELETE FROM sign_in_addresses WHERE player = ? AND address = ?", (player_id, address))
+    run(
+        "INSERT INTO sign_in_addresses (player, address, seen_at) VALUES (?, ?, ?)",
+        (player_id, address, at),
+    )
+    # The most recent ``keep`` only: an account's usual places, not every café it passed.
+    run(
+        "DELETE FROM sign_in_addresses WHERE player = ? AND address NOT IN"
+        " (SELECT address FROM sign_in_addresses WHERE player = ?"
+        " ORDER BY seen_at DESC, address LIMIT ?)",
+        (player_id, player_id, keep),
+    )
 
 
 _CHALLENGE_COLUMNS = "id, challenge, purpose, player, name, rp_id, expires_at"

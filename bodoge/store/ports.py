@@ -283,6 +283,15 @@ class AccountStore(Protocol):
     async def delete_passkey(self, player_id: str, credential_id: str) -> None: ...
 
     @abstractmethod
+    async def note_address(self, player_id: str, address: str, at: int, keep: int) -> None:
+        """The account signed in (or was made) from ``address`` at ``at``; only the
+        ``keep`` most recent addresses of the account are kept."""
+
+    @abstractmethod
+    async def knows_address(self, key: str, address: str, since: int) -> bool:
+        """Whether the account of ``key`` was noted at ``address`` at or after ``since``."""
+
+    @abstractmethod
     async def add_challenge(self, challenge: ChallengeRecord, now: int, limit: int) -> bool:
         """Keep a passkey ceremony's challenge (and forget those expired by ``now``);
         ``False``, keeping nothing, if ``limit`` live ones are kept already."""

@@ -53,6 +53,17 @@ sessions = sa.Table(
     sa.Column("system", sa.Text, nullable=True),
 )
 
+# The client addresses an account signed in from (or was made at), and when last: the
+# sign-in throttle's brake on an account never stops its owner at one of them
+# (bodoge/server/services/accounts.py).  An IPv6 address is kept as its /64 network.
+sign_in_addresses = sa.Table(
+    "sign_in_addresses",
+    metadata,
+    sa.Column("player", sa.String(32), primary_key=True),
+    sa.Column("address", sa.Text, primary_key=True),
+    sa.Column("seen_at", sa.BigInteger, nullable=False),
+)
+
 # An account's passkeys (WebAuthn credentials): the public key, never a secret.
 passkeys = sa.Table(
     "passkeys",

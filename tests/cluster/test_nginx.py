@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import AsyncIterator, Callable
 
 import httpx
@@ -91,6 +92,40 @@ async def test_a_dead_process_is_skipped(
     await upstreams[0].start()
 
 
+async def test_metrics_and_healthz_are_the_operators_only(
+    upstreams: list[Upstream], make_nginx: Callable[[list[int]], NginxServer]
+) -> None:
+    """A visitor of the public site is not served /metrics or /healthz (however written);
+    the operator's address serves them and nothing else, and listens on no other address."""
+    nginx = make_nginx([u.port for u in upstreams])
+    async with httpx.AsyncClient() as client:
+        for path in ("metrics", "healthz", "metrics/", "healthz/", "./metrics", "%6detrics"):
+            outside = await client.get(nginx.url + path)
+            assert outside.status_code == 404, path
+            assert outside.text.strip() not in ("a", "b"), path  # never reached a process
+        assert (await client.get(nginx.url + "api/games")).status_code == 200  # the site works
+        for path in ("metrics", "healthz"):
+            inside = await client.get(nginx.operator_url + path)
+            assert inside.status_code == 200
+            assert inside.text.strip() in ("a", "b")
+        assert (await client.get(nginx.operator_url + "api/games")).status_code == 404
+    # Bound to 127.0.0.1 alone: the same port on another address of the machine is closed.
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.2", nginx.operator_port), 1).close()
+
+
+async def test_the_operators_server_answers_only_its_allow_list(
+    upstreams: list[Upstream],
+) -> None:
+    nginx = NginxServer([u.port for u in upstreams], allow=["192.0.2.1"]).start()
+    try:
+        async with httpx.AsyncClient() as client:
+            refused = await client.get(nginx.operator_url + "metrics")
+        assert refused.status_code == 403
+    finally:
+        nginx.close()
+
+
 def test_the_test_wrapper_keeps_the_documented_configuration(
     make_nginx: Callable[[list[int]], NginxServer],
 ) -> None:
@@ -99,7 +134,8 @@ def test_the_test_wrapper_keeps_the_documented_configuration(
     nginx = make_nginx([free_port(), free_port()])
     written = nginx.config_path.read_text()
     upstreams = [f"127.0.0.1:{p}" for p in nginx.upstreams]
-    documented = nginx_config(upstreams, f"127.0.0.1:{nginx.port}")
+    operator = f"127.0.0.1:{nginx.operator_port}"
+    documented = nginx_config(upstreams, f"127.0.0.1:{nginx.port}", operator)
     assert all(f"    {line}" in written for line in documented.splitlines() if line)
     nginx.restart()
     assert nginx.running

@@ -22,11 +22,13 @@ import asyncio
 import contextlib
 import copy
 import random
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -277,6 +279,14 @@ async def _play_through_faults(
             line for line in metrics.splitlines() if line.startswith("bodoge_connections ")
         )
         assert float(gauge.split()[1]) >= 3, metrics
+    # Through nginx the figures and probes are the operator's: its own address serves them,
+    # the public site does not.
+    for path in ("metrics", "healthz"):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            await asyncio.to_thread(_get, f"{nginx.url}{path}")
+        assert refused.value.code == 404
+    assert "bodoge_connections " in await asyncio.to_thread(_get, f"{nginx.operator_url}metrics")
+    assert '"process"' in await asyncio.to_thread(_get, f"{nginx.operator_url}healthz")
 
     faults: list[asyncio.Task[None]] = []
     done: list[str] = []

@@ -438,6 +438,83 @@ async def test_sign_ins_are_throttled_per_account_and_per_address(make_live_serv
         await people.close()
 
 
+def _from(address: str) -> dict[str, str]:
+    """A request from ``address``, as the trusted proxy in front of the server says."""
+    return {"X-Forwarded-For": address}
+
+
+async def test_nobody_elsewhere_locks_the_owner_out(make_live_server) -> None:
+    """The audit's attack: ten wrong passwords for a known name from another address, then
+    the owner signs in at once.  A guess spread over many addresses meets the account's
+    brake, which the owner's usual address and passkeys pass."""
+    server = make_live_server(
+        args=[
+            *_without_brake(_without_sign_in_limits()),
+            *("--sign-ins-per-hour", "30", "--sign-ins-per-account-hour", "10"),
+            *("--sign-in-brake-per-account-hour", "15", "--trusted-proxies", "127.0.0.0/8"),
+        ]
+    )
+    home, attacker = "198.51.100.7", "203.0.113.66"
+    async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
+        people = People(server, http)
+        try:
+            owner = await people.guest("Owner")
+            name = unique("Owner")
+            made = await http.post(
+                "/api/account",
+                json={"name": name, "password": PASSWORD},
+                headers={**bearer(owner.token), **_from(home)},
+            )
+            assert made.status_code == 201, made.text
+            key = Authenticator()
+            assert (await people.add_passkey(owner.token, key)).status_code == 201
+
+            async def sign_in(password: str, address: str) -> httpx.Response:
+                body = {"name": name, "password": password}
+                return await http.post("/api/sign-in", json=body, headers=_from(address))
+
+            wrong = [await sign_in("not the password", attacker) for _ in range(11)]
+            codes = [r.json()["error"]["code"] for r in wrong]
+            assert codes == ["sign_in_failed"] * 10 + ["sign_in_rate_limited"]
+            # The owner, at home, is let in at once: the attacker spent only their own tries.
+            assert (await sign_in(PASSWORD, home)).status_code == 200
+            # Many addresses together empty the account's brake (15: the ten above, five more) ...
+            for n in range(5):
+                refused = await sign_in("not the password", f"203.0.113.{n + 1}")
+                assert refused.json()["error"]["code"] == "sign_in_failed"
+            braked = await sign_in(PASSWORD, "192.0.2.200")
+            assert braked.status_code == 429, braked.text
+            assert braked.json()["error"]["code"] == "sign_in_rate_limited"
+            # ... and an unknown name from there gets the very same answer ...
+            unknown = await http.post(
+                "/api/sign-in",
+                json={"name": unique("nobody"), "password": PASSWORD},
+                headers=_from("192.0.2.201"),
+            )
+            assert unknown.json()["error"]["code"] == "sign_in_failed"  # its own brake is full
+            # ... but the owner's usual address still signs in, and so does any passkey.
+            assert (await sign_in(PASSWORD, home)).status_code == 200
+            ask = await http.post("/api/sign-in/passkey/options", headers=_from("192.0.2.200"))
+            assert ask.status_code == 200, ask.text
+            answer = key.get(ask.json()["publicKey"], people.origin)
+            signed = await http.post(
+                "/api/sign-in/passkey",
+                json={"challenge": ask.json()["challenge"], "credential": answer},
+                headers=_from("192.0.2.200"),
+            )
+            assert signed.status_code == 200, signed.text
+            assert signed.json()["player"]["id"] == owner.player_id
+            # Signed in there, it is one of the owner's addresses now: the brake lets it by.
+            assert (await sign_in(PASSWORD, "192.0.2.200")).status_code == 200
+        finally:
+            await people.close()
+
+
+def _without_brake(args: list[str]) -> list[str]:
+    at = args.index("--sign-in-brake-per-account-hour")
+    return args[:at] + args[at + 2 :]
+
+
 async def test_accounts_are_never_removed_as_idle_guests(tmp_path) -> None:
     store = await open_store(f"sqlite+aiosqlite:///{tmp_path / 'db.sqlite3'}")
     try:

@@ -44,6 +44,8 @@ DEFAULT_ARGS = (
     "0",
     "--sign-ins-per-account-hour",
     "0",
+    "--sign-in-brake-per-account-hour",
+    "0",
 )
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from bodoge.cluster.nginx import standalone_config
+from bodoge.cluster.nginx import OPERATOR_ALLOW, standalone_config
 
 #: Every service started and not yet stopped, stopped at exit if a test did not.
 _RUNNING: set[Service] = set()
@@ -323,10 +323,18 @@ class NginxServer(Service):
     name = "nginx"
     stop_signal = signal.SIGQUIT  # graceful: finish the open requests
 
-    def __init__(self, upstreams: Sequence[int], folder: Path | None = None) -> None:
+    def __init__(
+        self,
+        upstreams: Sequence[int],
+        folder: Path | None = None,
+        allow: Sequence[str] = OPERATOR_ALLOW,
+    ) -> None:
         super().__init__(folder)
         self.upstreams = list(upstreams)
         self.config_path = self.folder / "nginx.conf"
+        #: The operator's server (``/healthz``, ``/metrics``): its port, and who may ask it.
+        self.operator_port = free_port()
+        self.allow = tuple(allow)
 
     @property
     def url(self) -> str:
@@ -336,10 +344,20 @@ class NginxServer(Service):
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/ws"
 
+    @property
+    def operator_url(self) -> str:
+        return f"http://127.0.0.1:{self.operator_port}/"
+
     def prepare(self) -> None:
         upstreams = [f"127.0.0.1:{p}" for p in self.upstreams]
         self.config_path.write_text(
-            standalone_config(upstreams, f"127.0.0.1:{self.port}", str(self.folder))
+            standalone_config(
+                upstreams,
+                f"127.0.0.1:{self.port}",
+                str(self.folder),
+                operator=f"127.0.0.1:{self.operator_port}",
+                allow=self.allow,
+            )
         )
 
     def command(self) -> Sequence[str]:

@@ -59,11 +59,13 @@ class Quotas:
     #: Seconds after which an account's sign-in (a device) not used since expires: its token
     #: gets ``bad_token`` and the store forgets it.  A guest's token never expires.
     session_seconds: float = 180 * DAY
-    #: Password sign-ins (and accounts made, and passkey sign-ins begun) per client address
-    #: and hour, and password sign-ins per account name and hour
+    #: Password sign-ins (and accounts made; passkey sign-ins begun, counted apart) per client
+    #: address and hour; password sign-ins per account name and address and hour; and per
+    #: account name and hour from any address but the account's usual ones (the brake)
     #: (bodoge/server/services/accounts.py).
     sign_ins_per_hour: int = 30
     sign_ins_per_account_hour: int = 10
+    sign_in_brake_per_account_hour: int = 30
     #: Waiting tables one player may host at once, and tables a player may create an hour.
     waiting_tables_per_player: int = 5
     tables_per_hour: int = 60

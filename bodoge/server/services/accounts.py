@@ -20,12 +20,18 @@ name and a way to sign in again on any device: a password (argon2id, through
   (:class:`~bodoge.server.services.identity.Players`).  Signing out ends one token; "sign
   out everywhere" moves the account's generation on (every older sign-in is dead) and
   gives this device a new token.  Live WebSockets of an ended token are closed (4001).
-* **Throttling.**  Password sign-ins take a token from two buckets
-  (:class:`~bodoge.server.services.quotas.Buckets`): one per client address, one per
-  account key, whether the account exists or not; a successful sign-in gives the
-  account's back.  Unknown names and wrong passwords get the same
-  ``sign_in_failed`` after the same argon2 work (a dummy hash is checked), so
-  neither the answer nor its time tells which names exist.
+* **Throttling.**  A password sign-in takes a token from the client address's bucket
+  (every name it tries) and from the bucket of the pair (account name, address): ten
+  wrong passwords from one address stop that address, not the account.  A slower
+  *brake* per account (every address together) stops a guess spread over many
+  addresses, but never the owner at one of their usual addresses: those the account
+  signed in from (or was made at) in the last 180 days, kept in the store
+  (``sign_in_addresses``, an IPv6 address by its /64), which pass the brake.  A
+  successful sign-in gives its pair's and the brake's tokens back.  Passkey sign-ins
+  take nothing of these (only their own per-address rate of ceremonies begun): no
+  password guessing can block them.  Unknown names and wrong passwords get the same
+  ``sign_in_failed`` after the same argon2 work (a dummy hash is checked) and the same
+  look-ups, so neither the answer nor its time tells which names exist.
 * **Passkeys.**  Discoverable credentials: signing in with a passkey names no
   account (the authenticator offers its own), so nothing there reveals a name
   either.  A ceremony's challenge is kept in the store for 5 minutes and taken (deleted)
@@ -45,6 +51,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import ipaddress
 import json
 import secrets
 import time
@@ -102,6 +109,10 @@ MAX_CHALLENGES = 10_000
 #: Passkeys one account may have.
 MAX_PASSKEYS = 20
 PASSKEY_NAME_CHARS = 40
+#: An address the account signed in from this recently (ms) is one of its owner's usual ones;
+#: the most recent few are kept.
+USUAL_ADDRESS_MS = 180 * 86_400_000
+USUAL_ADDRESSES = 16
 #: The close code of a WebSocket whose token was ended.
 SIGNED_OUT = 4001
 _BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
@@ -193,6 +204,7 @@ class Accounts:
         *,
         sign_ins_per_hour: int = 30,
         sign_ins_per_account_hour: int = 10,
+        sign_in_brake_per_hour: int = 30,
         on_sign_out: Callable[[str, set[str] | None], None] | None = None,
         hasher: PasswordHasher | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -202,9 +214,13 @@ class Accounts:
         self.players = players
         self.hasher = hasher or PasswordHasher(**HASH_PARAMETERS)
         self._hashing = asyncio.Semaphore(HASHING_AT_ONCE)
-        #: Password sign-ins (and account names tried) per client address, and per account.
+        #: Password sign-ins (and accounts made) per client address; per account name and
+        #: address; per account name from any address but its owner's usual ones (the brake).
         self.by_address = Buckets(sign_ins_per_hour, clock=clock, name="sign_ins")
         self.by_account = Buckets(sign_ins_per_account_hour, clock=clock, name="account_sign_ins")
+        self.brake = Buckets(sign_in_brake_per_hour, clock=clock, name="account_brake")
+        #: Passkey sign-ins begun per client address: apart, so passwords never block them.
+        self.passkey_rate = Buckets(sign_ins_per_hour, clock=clock, name="passkey_sign_ins")
         #: Told (player id, ended token hashes; ``None``: all) so live sockets can be closed.
         self.on_sign_out = on_sign_out
         #: The wall clock (ms) of challenges' expiry: every process of a cluster shares it.
@@ -286,17 +302,40 @@ class Accounts:
             return False
         return password_hash is not None
 
-    async def _throttle(self, address: str, key: str | None) -> None:
-        wait = await self.by_address.try_take(address)
-        if wait:
-            raise AccountError(
-                429, "sign_in_rate_limited", f"too many tries; the next one in {wait} s", wait
-            )
-        wait = 0 if key is None else await self.by_account.try_take(key)
-        if wait:
+    @property
+    def buckets(self) -> tuple[Buckets, ...]:
+        """Every rate of sign-ins (a cluster counts them in Redis)."""
+        return self.by_address, self.by_account, self.brake, self.passkey_rate
+
+    async def _throttle(self, address: str, key: str | None) -> bool:
+        """Take this try's tokens, or refuse it (nothing taken); whether the brake's was."""
+        await _take(self.by_address, address)
+        if key is None:
+            return False
+        place = usual_place(address)
+        # Looked up for every name tried, existing or not: the same work either way.
+        usual = await self.store.knows_address(key, place, self._wall() - USUAL_ADDRESS_MS)
+        pair = f"{key}\n{place}"
+        try:
+            await _take(self.by_account, pair)
+        except AccountError:
             self.by_address.give_back(address)
-            raise AccountError(
-                429, "sign_in_rate_limited", f"too many tries; the next one in {wait} s", wait
+            raise
+        if usual:
+            return False
+        try:
+            await _take(self.brake, key)
+        except AccountError:
+            self.by_address.give_back(address)
+            self.by_account.give_back(pair)
+            raise
+        return True
+
+    async def _note_address(self, player_id: str, address: str) -> None:
+        """The owner signed in (or made the account) here: one of their usual addresses."""
+        if address:
+            await self.store.note_address(
+                player_id, usual_place(address), self._wall(), USUAL_ADDRESSES
             )
 
     # --- keeping a name, passwords ----------------------------------------------------
@@ -313,6 +352,7 @@ class Accounts:
         # Names tried per address: no quick list of who exists.
         await self._throttle(device.address, None)
         await self._make(player, device, shown, key, await self._hash(secret))
+        await self._note_address(player.id, device.address)
 
     async def _make(
         self, player: Player, device: Device, shown: str, key: str, password_hash: str | None
@@ -351,14 +391,17 @@ class Accounts:
             _, key = account_key(name)
         except AccountError:
             key = None
-        await self._throttle(device.address, key)
+        braked = await self._throttle(device.address, key)
         account = await self.store.account_by_key(key) if key is not None else None
         given = password if isinstance(password, str) else ""
         matches = await self._verify(account.password_hash if account else None, given)
         if account is None or not matches:
             raise failed
-        if key is not None:
-            self.by_account.give_back(key)
+        assert key is not None  # an account was found by it
+        self.by_account.give_back(f"{key}\n{usual_place(device.address)}")
+        if braked:
+            self.brake.give_back(key)
+        await self._note_address(account.player.id, device.address)
         return await self._issue(account, device)
 
     async def _issue(self, account: AccountRecord, device: Device) -> tuple[Player, str]:
@@ -501,7 +544,7 @@ class Accounts:
 
     async def authentication_options(self, address: str, origin: Origin) -> dict[str, Any]:
         """Options for ``navigator.credentials.get``: any passkey of this site will do."""
-        await self._throttle(address, None)
+        await _take(self.passkey_rate, address)
         cid, challenge = await self._new_challenge(
             purpose="sign_in", player=None, name=None, rp_id=origin.rp_id
         )
@@ -543,12 +586,44 @@ class Accounts:
         if account is None:
             raise failed
         await self.store.use_passkey(passkey.id, verified.new_sign_count, now_ms())
-        return await self._issue(account, device or Device())
+        device = device or Device()
+        await self._note_address(account.player.id, device.address)
+        return await self._issue(account, device)
 
 
 def device_id(token_hash: str) -> str:
     """A sign-in's id on the account page: not its token's hash, which is the store's key."""
     return hashlib.sha256(f"device:{token_hash}".encode()).hexdigest()[:16]
+
+
+def usual_place(address: str) -> str:
+    """Where a client is, as the brake remembers it: an IPv4 address as it is, an IPv6
+    address as its /64 network (a host's privacy addresses change within it).
+
+    >>> usual_place("203.0.113.9"), usual_place("2001:db8:1:2:a:b:c:d")
+    ('203.0.113.9', '2001:db8:1:2::/64')
+    >>> usual_place("::ffff:203.0.113.9"), usual_place("not an address")
+    ('203.0.113.9', 'not an address')
+    >>> usual_place("not an address")
+    'not an address'
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+async def _take(buckets: Buckets, key: str) -> None:
+    wait = await buckets.try_take(key)
+    if wait:
+        raise AccountError(
+            429, "sign_in_rate_limited", f"too many tries; the next one in {wait} s", wait
+        )
 
 
 def _label(raw: object) -> str:
