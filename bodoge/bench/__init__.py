@@ -14,6 +14,7 @@ BENCH_MODULES = (
     "bodoge.bench.trace_move",
     "bodoge.bench.upgrade",
     "bodoge.bench.growth",
+    "bodoge.bench.uploads",
 )
 
 

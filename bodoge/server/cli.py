@@ -183,6 +183,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         " (0: no limit; default %(default)s)",
     )
     parser.add_argument(
+        "--upload-megapixels",
+        type=int,
+        default=quotas.upload_megapixels,
+        metavar="MP",
+        help="megapixels the pictures of one upload may decode to, read from their headers"
+        " before any is decoded (0: no limit; default %(default)s)",
+    )
+    parser.add_argument(
+        "--megapixels-per-player-hour",
+        type=int,
+        default=quotas.megapixels_per_player_hour,
+        metavar="MP",
+        help="megapixels of uploaded pictures one player may have decoded an hour"
+        " (0: no limit; default %(default)s)",
+    )
+    parser.add_argument(
         "--decks-per-player",
         type=int,
         default=quotas.decks_per_player,
@@ -228,6 +244,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         " in front (without it, --redis needs --trusted-proxies, or the rates would count"
         " every visitor as the proxy)",
     )
+    parser.add_argument(
+        "--public-origin",
+        type=public_origin,
+        action="append",
+        default=[],
+        metavar="URL",
+        help="the origin browsers see behind a proxy, e.g. https://games.example.org (may be"
+        " given more than once): pages of this origin, besides the request's own, may change"
+        " things and open WebSockets; every other site's are refused",
+    )
     parser.add_argument("--log-level", default="warning", help="uvicorn's log level")
     parser.set_defaults(func=serve)
 
@@ -267,6 +293,15 @@ def proxy_list(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+def public_origin(text: str) -> str:
+    from bodoge.server.edge.origins import check_public_origin
+
+    try:
+        return check_public_origin(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def quotas_of(args: argparse.Namespace) -> Quotas:
     """The quotas the options set (the rest at their defaults)."""
     return dataclasses.replace(
@@ -281,6 +316,8 @@ def quotas_of(args: argparse.Namespace) -> Quotas:
         waiting_tables_per_player=args.waiting_tables_per_player,
         tables_per_hour=args.tables_per_hour,
         uploads_per_hour=args.uploads_per_hour,
+        upload_megapixels=args.upload_megapixels,
+        megapixels_per_player_hour=args.megapixels_per_player_hour,
         decks_per_player=args.decks_per_player,
         deck_bytes_per_player=round(args.deck_mb_per_player * 2**20),
         deck_bytes_total=round(args.deck_mb_total * 2**20),
@@ -391,6 +428,7 @@ def serve(args: argparse.Namespace) -> int:
         redis_url=args.redis,
         redis_namespace=args.redis_namespace,
         lease_seconds=args.lease,
+        public_origins=tuple(args.public_origin),
     )
     app = create_app(config, on_ready=ready)
     server = uvicorn.Server(

@@ -66,6 +66,8 @@ class Server:
         self.new_tables = Buckets(config.quotas.tables_per_hour, name="tables")
         #: Uploads (of a custom deck) each client address may make an hour.
         self.uploads = Buckets(config.quotas.uploads_per_hour, name="uploads")
+        #: Megapixels of uploaded pictures decoded, per player.
+        self.upload_pixels = Buckets(config.quotas.megapixels_per_player_hour, name="pixels")
         #: This process's name in ``/healthz``, ``/metrics`` and (in a cluster) the lease.
         self.process = new_process_id()
         counters = self.counters
@@ -194,7 +196,7 @@ class Server:
         self.store.fence = self.cluster.fence
         # Rates and retried requests are the cluster's: a visitor may land on any process.
         shared = self.cluster.shared
-        rates = (self.new_players, self.uploads, self.new_tables)
+        rates = (self.new_players, self.uploads, self.upload_pixels, self.new_tables)
         for buckets in (*rates, *self.accounts.buckets):
             buckets.share(shared)
         self.recent.share(shared, self.process, self.cluster.alive)

@@ -91,6 +91,7 @@ def test_keys_built_from_codes_are_defined() -> None:
         | {f"il.penalty.{p}" for p in penalties}
         | {f"il.upload.error.{c}" for c in uploads - {"bad_custom_deck"}}
         | {"il.upload.error.upload_too_large", "il.upload.error.bad_upload"}
+        | {"il.upload.error.pixel_rate_limited", "il.upload.error.uploads_busy"}
         | {f"il.opt.{f}" for f in ("ban_same_ends", "ban_used_joints", "vote_limit")}
         | {f"il.opt.{f}_help" for f in ("secret_votes", "show_rules")}
     )

@@ -175,8 +175,11 @@ async def test_bad_requests_change_nothing(people: People) -> None:
     ]:
         refused = await http.post("/api/account", json=body, headers=bearer(cat.token))
         assert (refused.status_code, refused.json()["error"]["code"]) == (400, code)
-    bad = await http.post("/api/account", content=b"[1]", headers=bearer(cat.token))
+    json_type = {**bearer(cat.token), "Content-Type": "application/json"}
+    bad = await http.post("/api/account", content=b"[1]", headers=json_type)
     assert bad.json()["error"]["code"] == "bad_request"
+    untyped = await http.post("/api/account", content=b"[1]", headers=bearer(cat.token))
+    assert untyped.json()["error"]["code"] == "unsupported_media_type"
     nobody = await http.post("/api/account", json={"name": "x", "password": PASSWORD})
     assert (nobody.status_code, nobody.json()["error"]["code"]) == (401, "bad_token")
     assert (await http.get("/api/account", headers=bearer(cat.token))).json()["account"] is None

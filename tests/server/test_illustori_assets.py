@@ -159,7 +159,8 @@ async def test_anything_but_a_picture_is_refused(
 
 async def test_uploads_must_be_picture_files_in_multipart(http: httpx.AsyncClient) -> None:
     as_json = await http.post("/api/decks", json={"files": []})
-    assert as_json.status_code == 400 and as_json.json()["error"]["code"] == "bad_upload"
+    assert as_json.status_code == 415
+    assert as_json.json()["error"]["code"] == "unsupported_media_type"
     field = await http.post("/api/decks", data={"name": "x"}, files=[("f", ("a.png", png("red")))])
     assert field.status_code == 400 and field.json()["error"]["code"] == "bad_upload"
     empty = await http.post("/api/decks", data={}, files=[("f", ("", b""))])

@@ -14,6 +14,7 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -73,6 +74,12 @@ class Call:
 
     @property
     def origin(self) -> Origin:
+        # The page's own origin as its browser named it (SameOrigin let only the server's
+        # through): behind a proxy it is the public one, which the request's URL is not.
+        sent = self.request.headers.get("origin")
+        if sent is not None:
+            parts = urlsplit(sent)
+            return Origin(sent, parts.hostname or "")
         url = self.request.url
         return Origin(f"{url.scheme}://{url.netloc}", url.hostname or "")
 

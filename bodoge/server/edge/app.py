@@ -10,7 +10,8 @@
 * :mod:`bodoge.server.edge.websocket`: ``/ws``.
 
 Every answer carries the headers of :mod:`bodoge.server.edge.headers` (the page policy,
-``nosniff``, the referrer policy).  The lifespan starts the
+``nosniff``, the referrer policy).  Inside them :class:`~bodoge.server.edge.origins.SameOrigin`
+refuses what another site's page makes a browser send.  The lifespan starts the
 :class:`~bodoge.server.wiring.Server` and stops it.
 """
 
@@ -27,6 +28,7 @@ from bodoge.server.edge.api import api_routes
 from bodoge.server.edge.assets import asset_routes
 from bodoge.server.edge.headers import EXCEPTION_HANDLERS, MIDDLEWARE
 from bodoge.server.edge.metrics import routes as metrics_routes
+from bodoge.server.edge.origins import SameOrigin
 from bodoge.server.edge.pages import page_routes, static_routes
 from bodoge.server.edge.profiles import profile_routes
 from bodoge.server.edge.unavailable import StoreUnavailableAnswers
@@ -66,10 +68,12 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
         *websocket_routes(server),
         *static_routes(server.games.values()),  # last: /static takes every path below it
     ]
+    # Other sites' pages may not change anything here, nor open a WebSocket (origins.py).
+    guard = Middleware(SameOrigin, public=config.public_origins, refused=server.counters.refused)
     return Starlette(
         routes=routes,
         lifespan=lifespan,
         # Outermost first: the 503 of a database gone away gets the page policy's headers too.
-        middleware=[*MIDDLEWARE, Middleware(StoreUnavailableAnswers)],
+        middleware=[*MIDDLEWARE, guard, Middleware(StoreUnavailableAnswers)],
         exception_handlers=EXCEPTION_HANDLERS,
     )

@@ -26,7 +26,7 @@ import asyncio
 import re
 import secrets
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from starlette.concurrency import run_in_threadpool
 from starlette.formparsers import MultiPartException, MultiPartParser
@@ -34,7 +34,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from bodoge.server.edge.pictures import MAX_PICTURES, PictureError, clean_pictures
+from bodoge.server.edge.decoding import BUSY_RETRY, Busy, Decoder
+from bodoge.server.edge.pictures import MAX_PICTURES, Picture, PictureError, TooManyPixels
 from bodoge.server.runtime.protocol import ProtocolError, now_ms
 from bodoge.server.services.decks import SET_ID
 from bodoge.store import Conflict, StoreUnavailable
@@ -84,6 +85,8 @@ def asset_routes(server: Server) -> list[BaseRoute]:
         return Response(content, media_type=media_type, headers=picture_headers(media_type))
 
     uploads = server.uploads
+    # Pictures are decoded a few at a time, off the event loop, within budgets (decoding.py).
+    decoder = Decoder()
     # One upload at a time between a player's quotas being checked and the set stored, so
     # that two uploads at once cannot both pass them.
     storing = asyncio.Lock()
@@ -111,6 +114,18 @@ def asset_routes(server: Server) -> list[BaseRoute]:
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > MAX_UPLOAD_BYTES:
             return _too_large()
+        try:
+            async with decoder.turn():
+                return await _read_and_store(request, player.id)
+        except Busy:
+            return refused(
+                503,
+                "uploads_busy",
+                "the server is busy with other uploads; try again in a few seconds",
+                headers={"Retry-After": str(BUSY_RETRY)},
+            )
+
+    async def _read_and_store(request: Request, player_id: str) -> Response:
         parser = MultiPartParser(
             request.headers,
             _limited(request.stream(), MAX_UPLOAD_BYTES),
@@ -123,28 +138,47 @@ def asset_routes(server: Server) -> list[BaseRoute]:
             return _too_large()
         except MultiPartException as exc:
             return error(400, "bad_upload", f"the upload could not be read: {exc.message}")
-        files: list[tuple[str | None, bytes]] = []
         try:
+            files: list[tuple[str | None, BinaryIO]] = []
             for _, value in form.multi_items():
                 if isinstance(value, str):
                     return error(400, "bad_upload", "only picture files may be sent")
-                files.append((value.filename, await value.read()))
+                files.append((value.filename, value.file))
+            # What the pictures will cost, from their headers, before any is decoded.
+            q = server.config.quotas
+            try:
+                pixels = await decoder.measure(files, q.upload_megapixels * 1_000_000)
+            except TooManyPixels as exc:
+                return refused(413, exc.code, str(exc))
+            except PictureError as exc:
+                return error(400, exc.code, str(exc))
+            wait = await server.upload_pixels.try_take(player_id, pixels / 1_000_000)
+            if wait:
+                return refused(
+                    429,
+                    "pixel_rate_limited",
+                    f"your uploads hold too many pixels for now; the next one in {wait} s",
+                    headers={"Retry-After": str(wait)},
+                )
+            try:
+                pictures = await decoder.clean(files)
+            except PictureError as exc:
+                return error(400, exc.code, str(exc))
         finally:
             await form.close()
-        try:
-            pictures = await run_in_threadpool(clean_pictures, files)
-        except PictureError as exc:
-            return error(400, exc.code, str(exc))
+        return await _store(pictures, player_id)
+
+    async def _store(pictures: tuple[Picture, ...], player_id: str) -> Response:
         rows = [(p.data, p.media_type) for p in pictures]
         size = sum(len(p.data) for p in pictures)
         async with storing:
-            full = await _over_quota(player.id, size)
+            full = await _over_quota(player_id, size)
             if full is not None:
                 return full
             for _ in range(3):  # a clash of 80 random bits will not happen; still, never overwrite
                 set_id = "d" + secrets.token_hex(10)
                 try:
-                    await server.store.add_picture_set(set_id, rows, now_ms(), player.id)
+                    await server.store.add_picture_set(set_id, rows, now_ms(), player_id)
                 except Conflict:
                     continue
                 except StoreUnavailable:

@@ -55,6 +55,9 @@ class Server(Protocol):
     #: Uploads of picture sets, per player.
     @property
     def uploads(self) -> Buckets: ...
+    #: Megapixels of uploaded pictures decoded, per player.
+    @property
+    def upload_pixels(self) -> Buckets: ...
     #: Reviews worked out, by table, and those being worked out.
     @property
     def reviews(self) -> OrderedDict[str, dict[str, JSON]]: ...

@@ -71,6 +71,10 @@ class Quotas:
     tables_per_hour: int = 60
     #: Uploads of pictures (``POST /api/decks``) per client address and hour.
     uploads_per_hour: int = 20
+    #: Megapixels the pictures of one upload may decode to, and one player's uploads an hour
+    #: (read from the pictures' headers before any is decoded; bodoge/server/edge/decoding.py).
+    upload_megapixels: int = 250
+    megapixels_per_player_hour: int = 1000
     #: Uploaded decks one player may keep, and their bytes (as stored, redrawn as WebP).
     decks_per_player: int = 20
     deck_bytes_per_player: int = 100 * 2**20
@@ -115,6 +119,9 @@ class ServerConfig:
     redis_namespace: str | None = None
     #: Seconds a process's lease lasts: how soon another takes its tables over if it dies.
     lease_seconds: float = 5.0
+    #: The origins browsers reach the server at behind a proxy (``https://games.example.org``),
+    #: accepted besides a request's own (bodoge/server/edge/origins.py).
+    public_origins: tuple[str, ...] = ()
     #: The games to offer; ``None``: every registered game.
     games: Mapping[str, Game[Any, Any, Any]] | None = None
 

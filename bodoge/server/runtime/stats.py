@@ -113,7 +113,9 @@ GC = GcPauses()
 
 
 #: The codes of refusals for going too fast (the others are quotas: too many, too large).
-RATE_CODES = frozenset({"table_rate_limited", "new_player_rate_limited", "upload_rate_limited"})
+RATE_CODES = frozenset(
+    {"table_rate_limited", "new_player_rate_limited", "upload_rate_limited", "pixel_rate_limited"}
+)
 
 
 class Counters:

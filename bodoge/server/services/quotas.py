@@ -61,34 +61,36 @@ class Buckets:
         """Cluster: count in the cluster's buckets (named :attr:`name`) from now on."""
         self._shared = shared
 
-    async def try_take(self, key: str) -> int:
-        """Take a token for ``key``: 0 when taken, else the whole seconds until one is there
-        (and nothing taken)."""
+    async def try_take(self, key: str, tokens: float = 1.0) -> int:
+        """Take ``tokens`` (at most the bucket's size) for ``key``: 0 when taken, else the
+        whole seconds until they are there (and nothing taken)."""
         if not self.per_hour:
             return 0
+        tokens = min(tokens, self.burst)
         if self._shared is not None:
             try:
-                return await self._shared.take(self.name, key, self.per_hour)
+                return await self._shared.take(self.name, key, self.per_hour, tokens)
             except Exception as exc:  # Redis away: this process counts alone meanwhile
                 log.debug("the %s rate falls back on this process: %s", self.name, exc)
-        if self.take(key):
+        if self.take(key, tokens):
             return 0
-        return max(1, self.wait_seconds(key))
+        return max(1, self.wait_seconds(key, tokens))
 
     def _level(self, key: str, now: float) -> float:
         tokens, at = self._buckets.get(key, (self.burst, now))
         return min(self.burst, tokens + (now - at) * self._rate)
 
-    def take(self, key: str) -> bool:
-        """Take a token for ``key`` if it has one (``False``: over the rate, nothing taken)."""
+    def take(self, key: str, cost: float = 1.0) -> bool:
+        """Take ``cost`` tokens for ``key`` if it has them (``False``: over the rate, nothing
+        taken)."""
         if not self.per_hour:
             return True
         now = self._clock()
         tokens = self._level(key, now)
-        if tokens < 1.0:
+        if tokens < cost:
             self._buckets[key] = (tokens, now)
             return False
-        self._buckets[key] = (tokens - 1.0, now)
+        self._buckets[key] = (tokens - cost, now)
         if len(self._buckets) > PRUNE_AT:
             self._prune(now)
         return True
@@ -103,11 +105,11 @@ class Buckets:
             tokens, at = self._buckets[key]
             self._buckets[key] = (min(self.burst, tokens + 1.0), at)
 
-    def wait_seconds(self, key: str) -> int:
-        """Whole seconds until ``key`` has a token again (for ``Retry-After``)."""
+    def wait_seconds(self, key: str, cost: float = 1.0) -> int:
+        """Whole seconds until ``key`` has ``cost`` tokens again (for ``Retry-After``)."""
         if not self.per_hour:
             return 0
-        missing = 1.0 - self._level(key, self._clock())
+        missing = cost - self._level(key, self._clock())
         return max(0, int(missing / self._rate) + 1) if missing > 0 else 0
 
     def _prune(self, now: float) -> None:

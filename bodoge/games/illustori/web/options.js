@@ -174,9 +174,15 @@ export function createOptions(ctx) {
   }
 
   async function shrink(file) {
-    if (file.size <= SHRINK_BYTES || typeof createImageBitmap !== "function") return file;
+    if (typeof createImageBitmap !== "function") return file;
     try {
       const bitmap = await createImageBitmap(file);
+      // Big in bytes, or in pixels: a small file may decode to a huge picture, which the
+      // server counts against the upload's budget of pixels (docs/protocol.md, uploads).
+      if (file.size <= SHRINK_BYTES && Math.max(bitmap.width, bitmap.height) <= SHRINK_PIXELS) {
+        bitmap.close();
+        return file;
+      }
       const scale = Math.min(1, SHRINK_PIXELS / Math.max(bitmap.width, bitmap.height));
       const canvas = document.createElement("canvas");
       canvas.width = Math.round(bitmap.width * scale);
