@@ -60,9 +60,21 @@ async def http(live_server: LiveServer):
 async def test_every_kind_of_answer_carries_the_headers(
     http: httpx.AsyncClient, method: str, path: str, status: int
 ) -> None:
-    response = await http.request(method, path, content=b"[]" if method == "POST" else None)
+    json = {"Content-Type": "application/json"}
+    body, headers = (b"[]", json) if method == "POST" else (None, {})
+    response = await http.request(method, path, content=body, headers=headers)
     assert response.status_code == status, (path, response.text[:200])
     assert_secured(response)
+
+
+async def test_other_sites_refused_answers_carry_the_headers(http: httpx.AsyncClient) -> None:
+    """The refusals of edge/origins.py, which answer before any route, are secured too."""
+    untyped = await http.post("/api/sign-in", content=b"{}", headers={"Content-Type": "text/plain"})
+    assert untyped.status_code == 415
+    assert_secured(untyped)
+    foreign = await http.post("/api/sign-in", json={}, headers={"Origin": "https://evil.example"})
+    assert foreign.status_code == 403
+    assert_secured(foreign)
 
 
 async def test_the_page_policy_forbids_inline_script_and_style(http: httpx.AsyncClient) -> None:
