@@ -8,6 +8,8 @@ import random
 import sqlite3
 
 import httpx
+from alembic import command
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from bodoge.cli import main
 from bodoge.games import registry
@@ -23,6 +25,7 @@ from bodoge.store import (
     open_store,
     sqlite_url,
 )
+from bodoge.store.upgrade import _config
 from tests.games.tagiron.helpers import any_question, new
 from tests.server.tagiron_play import history, play_seat
 from tests.support.client import Client
@@ -107,12 +110,15 @@ async def _older_store(path, player: str, finished: int) -> None:
                 result if last else None,
             )
     await store.close()
+    # Before statistics there were no schema versions either: back to the baseline, then
+    # without the statistics column and the version table, an unversioned store.
+    engine = create_async_engine(f"sqlite+aiosqlite:///{path}")
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(lambda c: command.downgrade(_config(c), "0001"))
+    finally:
+        await engine.dispose()
     with sqlite3.connect(path) as db:
-        # Before statistics there were no schema versions either: an unversioned store,
-        # without what later versions added.
-        for index in ("tables_unsummarised", "tables_finished_by_time", "ratings_by_ordinal"):
-            db.execute(f"DROP INDEX {index}")
-        db.execute("ALTER TABLE ratings DROP COLUMN ordinal")
         db.execute("ALTER TABLE tables DROP COLUMN statistics")
         db.execute("DROP TABLE alembic_version")
 
