@@ -257,7 +257,7 @@ def test_illustori_views_events_and_moves_match_the_schemas(
     assert _play(game, options, seed, _illustori_player(game), every=6) == []
 
 
-@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_tagiron_assistant_matches_its_schema(players: int) -> None:
     game = games()["tagiron"]
     state = game.setup(game.options({"players": players}), players, seed=4)

@@ -24,7 +24,9 @@ def analyse_view(view: Mapping[str, JSON], seat: int) -> dict[str, JSON] | None:
 
     The target is the opponent's hand (2 players: ``slots`` gives each position's
     tiles) or the centre (3–4 players: ``tiles`` gives each tile's chance to be
-    there).  ``None`` once the game is over: everything is revealed then.
+    there).  ``hands`` gives each position's tiles of every hand the seat cannot
+    see, by seat number (``"centre"`` for the centre).  ``None`` once the game is
+    over: everything is revealed then.
     """
     if view.get("phase") == "ended" or view.get("you") != seat:
         return None
@@ -39,8 +41,14 @@ def analyse_view(view: Mapping[str, JSON], seat: int) -> dict[str, JSON] | None:
             for (card, choice), bits in deduction.question_bits().items()
         ],
     }
+    hands: dict[str, JSON] = {}
     if view["players"] == 2:
         report["slots"] = deduction.slot_probabilities()
     else:
         report["tiles"] = {code: p for code, p in deduction.tile_probabilities().items() if p > 0}
+        hands["centre"] = deduction.slot_probabilities()
+    # every hidden hand, each position's tiles: the memo sheet shows them all
+    for other in deduction.others:
+        hands[str(other)] = deduction.slot_probabilities(other)
+    report["hands"] = hands
     return report

@@ -22,7 +22,9 @@ function candidate(c) {
 /**
  * The analysis in one shape:
  * {target, count, top: [{tiles, p}], slots: [{code: p}] | null,
- *  tiles: {code: p} | null, questions: [{card, choice, bits}]}
+ *  tiles: {code: p} | null, questions: [{card, choice, bits}],
+ *  hands: {memo key: [{code: p}]}}: every hidden hand by the memo's keys
+ *  ("s1" for seat 1, "centre"), the target's slots among them.
  */
 export function normalise(raw, view) {
   if (!raw || typeof raw !== "object") return null;
@@ -41,8 +43,14 @@ export function normalise(raw, view) {
   const questions = (pick(raw, "questions", "question_bits") ?? []).map((q) =>
     Array.isArray(q) ? { card: q[0], choice: q[1] ?? null, bits: q[2] } : { card: q.card, choice: q.choice ?? null, bits: Number(q.bits) },
   );
+  const hands = {};
+  const rawHands = pick(raw, "hands");
+  if (rawHands && typeof rawHands === "object")
+    for (const [key, positions] of Object.entries(rawHands)) if (Array.isArray(positions)) hands[key === "centre" ? key : `s${key}`] = positions;
+  if (Array.isArray(slots)) hands[target] ??= slots;
   return {
     target,
+    hands,
     count: typeof count === "number" ? count : null,
     top: Array.isArray(top) ? top.map(candidate) : [],
     slots: Array.isArray(slots) ? slots : null,

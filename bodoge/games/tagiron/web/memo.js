@@ -1,7 +1,8 @@
 // The memo sheet: for each opponent (and the centre with 3–4 players) a grid
 // of positions × tiles that the player strikes out and marks, like the paper
 // notes players keep.  Kept in localStorage per table and seat, so a reload
-// brings it back.  With the assistant on, tile probabilities tint the cells.
+// brings it back.  With the assistant on, tile probabilities tint the cells and
+// show as percentages, on every target's page (each opponent's and the centre).
 
 import { fill, h, keepFocus } from "/static/js/dom.js";
 import { t } from "/static/js/i18n.js";
@@ -19,6 +20,13 @@ export function memoTargets(view, ctx) {
   // With 3–4 players the centre is what one declares: it comes first.
   if (view.players > 2) targets.unshift({ key: "centre", seat: null, label: t("tg.centre"), node: () => t("tg.centre"), size: view.centre_size });
   return targets;
+}
+
+/** A probability as a whole percentage: never 0 or 100 unless it is certain. */
+export function percent(p) {
+  if (p <= 0) return 0;
+  if (p >= 1) return 100;
+  return Math.min(99, Math.max(1, Math.round(p * 100)));
 }
 
 export function createMemo({ storage, requestAssist }) {
@@ -98,10 +106,13 @@ export function createMemo({ storage, requestAssist }) {
       .join(" ");
     if (p !== undefined) btn.style.setProperty("--p", String(p));
     else btn.style.removeProperty("--p");
-    btn.textContent = mark ? SYMBOL[mark] : p !== undefined && p > 0 && p < 1 ? String(Math.max(1, Math.round(p * 100))) : "";
-    // The name begins with what the cell shows (WCAG 2.5.3: "33" is said to press it).
+    const pct = p === undefined ? "" : `${percent(p)}%`;
+    btn.textContent = mark ? SYMBOL[mark] : p > 0 && p < 1 ? pct : "";
+    // The name begins with what the cell shows (WCAG 2.5.3: "33%" is said to press it), and
+    // says the chance where the cell shows a mark or nothing.
     const shown = btn.textContent;
-    btn.setAttribute("aria-label", shown ? `${shown}, ${cellLabel(pos, code, mark)}` : cellLabel(pos, code, mark) + (p !== undefined ? ` (${Math.round(p * 100)}%)` : ""));
+    const chance = pct && shown !== pct ? ` (${pct})` : "";
+    btn.setAttribute("aria-label", (shown ? `${shown}, ` : "") + cellLabel(pos, code, mark) + chance);
     btn.dataset.mark = mark;
   }
 

@@ -582,9 +582,7 @@ export function createTable(ctx) {
   function applyAssist(raw, n) {
     analysis = normalise(raw, view);
     assist.set({ analysis, error: null, loading: n !== undefined && n < snap.n });
-    const probs = {};
-    if (analysis?.slots) probs[analysis.target] = analysis.slots;
-    memo.update(view, ctx, { assist: probs, assistEnabled: true });
+    memo.update(view, ctx, { assist: analysis?.hands ?? {}, assistEnabled: true });
     paintBits();
     if (n !== undefined && n < snap.n && assistN < snap.n) requestAssist();
   }
