@@ -77,7 +77,11 @@ def test_a_profile_counts_games_wins_places_and_figures() -> None:
     assert {k: v for k, v in row.items() if k != "figures"} == {
         "game": "illustori",
         "games": 3,
-        "wins": 2,
+        "wins": 1,
+        "draws": 1,  # both first: a draw, no win
+        "losses": 1,
+        "abandoned": 0,
+        "win_rate": 0.3333,
         "places": {"1": 2, "2": 1},
         "left": 0,
         "rated": 1,

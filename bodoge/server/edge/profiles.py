@@ -24,7 +24,7 @@ from bodoge.core.values import JSON
 from bodoge.server.edge.api import played_game
 from bodoge.server.edge.assets import error, picture_headers
 from bodoge.server.services.ratings import ANCHOR, Rating, anchor_level, bot_key, shown
-from bodoge.server.services.statistics import add_up, figures
+from bodoge.server.services.statistics import ABANDONED, DRAW, LOST, WON, add_up, figures, outcome
 from bodoge.store import RatingRecord, TableBundle
 
 if TYPE_CHECKING:
@@ -76,8 +76,10 @@ async def profile(server: Server, request: Request) -> Response:
 def stats(
     bundles: list[TableBundle], player_id: str, games: Mapping[str, Game] | None = None
 ) -> list[dict[str, JSON]]:
-    """Per game: games finished, wins (first place, shared or not), places, games left
-    before the end (a bot finished them), rated games, and the game's own figures
+    """Per game: games finished; wins, draws, losses and abandoned games (by
+    :func:`~bodoge.server.services.statistics.outcome`, as the recent-games list names
+    them); the win rate over the games played to an end; places; games left before the
+    end (a bot finished them); rated games; and the game's own figures
     (``Game.stat_fields``) from the seat's counts in the ``counted`` games that have them."""
     by_game: dict[str, dict[str, JSON]] = {}
     totals: dict[str, dict[str, int]] = {}
@@ -92,6 +94,10 @@ def stats(
                 "game": record.game,
                 "games": 0,
                 "wins": 0,
+                "draws": 0,
+                "losses": 0,
+                "abandoned": 0,
+                "win_rate": None,
                 "places": {},
                 "left": 0,
                 "rated": 0,
@@ -99,12 +105,14 @@ def stats(
             },
         )
         row["games"] = int(row["games"]) + 1
-        if place == 1:
-            row["wins"] = int(row["wins"]) + 1
-        counts = row["places"]
-        assert isinstance(counts, dict)
-        label = str(place) if place is not None else "unranked"
-        counts[label] = int(counts.get(label, 0)) + 1
+        ended = outcome(record.result, seat.seat)
+        tally = {WON: "wins", DRAW: "draws", LOST: "losses", ABANDONED: "abandoned"}[ended]
+        row[tally] = int(row[tally]) + 1
+        if ended != ABANDONED:  # an abandoned game placed nobody
+            counts = row["places"]
+            assert isinstance(counts, dict)
+            label = str(place) if place is not None else "unranked"
+            counts[label] = int(counts.get(label, 0)) + 1
         if seat.left == player_id:
             row["left"] = int(row["left"]) + 1
         if record.settings.get("rated"):
@@ -114,6 +122,8 @@ def stats(
             row["counted"] = int(row["counted"]) + 1
             add_up(totals.setdefault(record.game, {}), held[seat.seat])
     for game, row in by_game.items():
+        decided = int(row["games"]) - int(row["abandoned"])
+        row["win_rate"] = round(int(row["wins"]) / decided, 4) if decided else None
         row["places"] = dict(sorted(row["places"].items()))
         row["figures"] = figures((games or {}).get(game), totals.get(game, {}))
     return [by_game[g] for g in sorted(by_game)]

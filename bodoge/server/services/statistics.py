@@ -64,6 +64,35 @@ async def fill_in(store: StatisticsStore, games: Mapping[str, Game]) -> int:
     return filled
 
 
+#: A seat's outcome of a finished game, as its profile counts it.
+WON, DRAW, LOST, ABANDONED = "won", "draw", "lost", "abandoned"
+
+
+def outcome(result: Mapping[str, JSON] | None, seat: int) -> str:
+    """How a finished game ended for ``seat``, from its stored result alone.
+
+    A game nobody played to its end (no result, or the table's ``abandoned``) is neither
+    won nor lost.  A draw is a game nobody won, or everybody did (a 2-player Tagiron draw
+    gives both seats place 1; an Illustori table may stall with every hand alike): it is
+    no win.  Otherwise a seat in first place won — shared or not (Illustori's shared wins)
+    — and any other seat lost, ranked, unranked or eliminated alike.
+
+    >>> [outcome({"places": p, "reason": "x"}, 0) for p in ([1, 2], [2, 1], [1, 1], [None, None])]
+    ['won', 'lost', 'draw', 'draw']
+    >>> outcome({"places": [1, 1, 2], "reason": "hand_emptied"}, 1), outcome(None, 0)
+    ('won', 'abandoned')
+    >>> outcome({"places": [None, None], "reason": "abandoned", "winners": []}, 0)
+    'abandoned'
+    """
+    places = (result or {}).get("places")
+    if not isinstance(places, list) or not places or (result or {}).get("reason") == ABANDONED:
+        return ABANDONED
+    winners = sum(1 for p in places if p == 1)
+    if winners in (0, len(places)):
+        return DRAW
+    return WON if seat < len(places) and places[seat] == 1 else LOST
+
+
 def add_up(totals: dict[str, int], counts: Mapping[str, int]) -> None:
     for key, value in counts.items():
         totals[key] = totals.get(key, 0) + int(value)

@@ -110,7 +110,7 @@ export function mountProfile(root, app, playerId) {
         ? h(
             "table",
             { class: "profile-stats" },
-            h("thead", null, h("tr", null, ["profile.game", "profile.games", "profile.wins", "profile.win_rate", "profile.rated"].map((k) => h("th", { scope: "col" }, t(k))))),
+            h("thead", null, h("tr", null, ["profile.game", "profile.games", "profile.wins", "profile.draws", "profile.win_rate", "profile.rated"].map((k) => h("th", { scope: "col" }, t(k))))),
             h(
               "tbody",
               null,
@@ -120,8 +120,10 @@ export function mountProfile(root, app, playerId) {
                   { dataset: { testid: `stats-${s.game}` } },
                   h("th", { scope: "row" }, gameTitle(games(s.game) ?? { id: s.game })),
                   h("td", null, String(s.games)),
-                  h("td", null, String(s.wins)),
-                  h("td", null, `${Math.round((100 * s.wins) / Math.max(1, s.games))}%`),
+                  h("td", { dataset: { testid: "stats-wins" } }, String(s.wins)),
+                  h("td", { dataset: { testid: "stats-draws" } }, String(s.draws ?? 0)),
+                  // The server's rate: wins over the games played to an end (no draw is a win).
+                  h("td", { dataset: { testid: "stats-win-rate" } }, s.win_rate === null || s.win_rate === undefined ? "—" : `${Math.round(100 * s.win_rate)}%`),
                   h("td", null, String(s.rated)),
                 ),
               ),
