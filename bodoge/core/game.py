@@ -341,6 +341,20 @@ class Game(ABC, Generic[S, M, Opts]):
         may know after the game: a profile is public.  The default: nothing."""
         return {}
 
+    def stand_in(self, view: Mapping[str, JSON], seat: Seat, move: M | None) -> M | None:
+        """What a *stand-in* plays for an absent person, given the move its bot chose.
+
+        A stand-in is the bot that plays a person's turn when their time ran out, or that
+        took the seat of a person who left a running game.  It plays so that the table can
+        go on, not to win: it must not gain the absent player what only their own choice
+        could (a place, a card played out), and they keep what the rules give them, no
+        more.  ``move`` is what the bot of that level would play in ``view`` (``None``:
+        nothing); the answer is a move legal in ``view`` or ``None`` (nothing now, as a bot
+        says when another seat is awaited).  The default: the bot's move as it is.  Pure:
+        from the view alone, like a bot.
+        """
+        return move
+
     def bot(self, level: str) -> Bot[M]:
         """A bot of the given level; raises ``BadOptions`` for an unknown level."""
         from bodoge.core.errors import BadOptions

@@ -196,7 +196,8 @@ async def test_a_late_turn_is_played_by_the_timeout_bot(
     snapshot = await tabs[0].ok("table.open", table=table)
     assert snapshot["deadlines"][0] is not None and snapshot["deadlines"][1] is None
     late = await tabs[0].wait(lambda m: m.get("type") == "event", timeout=5)
-    assert late["seat"] == 0 and late["events"] == [{"type": "said", "seat": 0, "word": "bot0"}]
+    # played as a stand-in (``Game.stand_in``): relay's says whose seat it stood in for
+    assert late["seat"] == 0 and late["events"] == [{"type": "said", "seat": 0, "word": "for0"}]
     bundle = await server.store.load_table(table)
     assert bundle.moves[0].actor == "timeout"
     assert bundle.seats[0].kind == "human"  # the seat is still the player's
@@ -528,3 +529,34 @@ async def test_every_registered_game_can_be_set_up_and_watched(
         watched = await spectator.ok("table.open", table=table)
         assert watched["you"] is None and isinstance(watched["view"], dict)
         assert watched["to_act"] and all(0 <= s < count for s in watched["to_act"])
+
+
+async def test_the_bot_in_a_leavers_seat_is_a_stand_in_and_a_bot_seat_is_not(
+    server: Server,
+) -> None:
+    """``Game.stand_in`` shapes what the bot plays for a person who left (relay's says
+    ``for<seat>``), and leaves a bot seat's own moves alone (``bot<seat>``)."""
+    ann, bob = await _tabs(server, 2)
+    created = await ann.ok(
+        "table.create",
+        game="relay",
+        options={"players": 3, "rounds": 3},
+        settings={"timeout_bot": "plain"},
+        bots=[{"seat": 2, "level": "plain"}],
+    )
+    table = created["table"]
+    await bob.ok("table.join", table=table)
+    for tab in (ann, bob):
+        await tab.ok("table.open", table=table)
+    await ann.ok("table.start", table=table)
+    await bob.ok("table.leave", table=table)  # a bot plays on in bob's seat
+    latest = await ann.ok("table.open", table=table)
+    while latest["result"] is None:
+        if latest["may_act"]:
+            voting = latest["view"]["voting"]
+            move = {"type": "vote", "ok": True} if voting else {"type": "say", "word": "go"}
+            await ann.ok("move", table=table, move=move)
+        n = latest["n"]
+        latest = await ann.wait(lambda m, n=n: m.get("type") == "event" and m["n"] > n)
+    said = {e["seat"]: e["word"] for m in ann.events() for e in m["events"] if e["type"] == "said"}
+    assert said == {0: "go", 1: "for1", 2: "bot2"}

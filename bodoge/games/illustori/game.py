@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from bodoge.core.game import Bot, Clock, Event, Game, OptionField, Result, Seat, StatField
-from bodoge.games.illustori import assets, moves, rules, statistics, views
+from bodoge.games.illustori import assets, moves, rules, stand_in, statistics, views
 from bodoge.games.illustori.bots import BOT_LEVELS, make_bot
 from bodoge.games.illustori.events import IllustoriEnd
 from bodoge.games.illustori.moves import Exchange, IllustoriMove, Vote
@@ -114,6 +114,11 @@ class IllustoriGame(Game[IllustoriState, IllustoriMove, IllustoriOptions]):
 
     def clock(self, state: IllustoriState) -> Clock[IllustoriMove] | None:
         return rules.clock(state)
+
+    def stand_in(
+        self, view: Mapping[str, Any], seat: Seat, move: IllustoriMove | None
+    ) -> IllustoriMove | None:
+        return stand_in.stand_in(view, seat, move)
 
     def bot(self, level: str) -> Bot[IllustoriMove]:
         return make_bot(level)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from bodoge.core.game import Bot, Event, Game, Result, Seat, StatField
-from bodoge.games.tagiron import moves, rules, statistics, views
+from bodoge.games.tagiron import moves, rules, stand_in, statistics, views
 from bodoge.games.tagiron.events import TagironEnd
 from bodoge.games.tagiron.moves import TagironMove
 from bodoge.games.tagiron.options import (
@@ -103,6 +103,11 @@ class TagironGame(Game[TagironState, TagironMove, TagironOptions]):
         from bodoge.games.tagiron.ai.analysis import analyse_view
 
         return analyse_view(view, seat)
+
+    def stand_in(
+        self, view: Mapping[str, Any], seat: Seat, move: TagironMove | None
+    ) -> TagironMove | None:
+        return stand_in.stand_in(view, seat, move)
 
     def review(self, history: Mapping[str, Any]) -> dict[str, Any] | None:
         from bodoge.games.tagiron.review import review_history

@@ -24,7 +24,14 @@ class BotPort(Protocol):
     """Bots' moves, thought out off the event loop (``services.bots.BotRunner``)."""
 
     async def act(
-        self, game_id: str, level: str, view: Mapping[str, JSON], seat: Seat, seed: int
+        self,
+        game_id: str,
+        level: str,
+        view: Mapping[str, JSON],
+        seat: Seat,
+        seed: int,
+        *,
+        stand_in: bool = False,
     ) -> dict[str, JSON] | None: ...
 
 

@@ -99,9 +99,17 @@ class TableHost(ShownHost, Protocol):
         """The table left memory: whoever needs it again loads it from the store."""
 
     async def bot_move(
-        self, game_id: str, level: str, view: Mapping[str, JSON], seat: Seat, seed: int
+        self,
+        game_id: str,
+        level: str,
+        view: Mapping[str, JSON],
+        seat: Seat,
+        seed: int,
+        *,
+        stand_in: bool = False,
     ) -> dict[str, JSON] | None:
-        """A bot's move for ``seat`` (``None``: it has none), thought out off the event loop."""
+        """A bot's move for ``seat`` (``None``: it has none), thought out off the event loop;
+        a ``stand_in`` plays for an absent person only what ``Game.stand_in`` lets it."""
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         """Run a background job (a bot thinking) that the table's task does not wait for."""

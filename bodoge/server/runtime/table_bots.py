@@ -72,6 +72,9 @@ class TableBots:
             return
         view = table.game.view(table.state, seat)
         n = table.n
+        # A late turn's bot, or the bot in the seat of a person who left, stands in for a
+        # person: it keeps the table going and wins them nothing (``Game.stand_in``).
+        stand_in = actor == "timeout" or table.seats[seat].left is not None
         seed = derive_seed(table.seed, "bot", n, seat)
         # A late turn is played at once; a bot seat thinks at the table's pace.  The think
         # time comes from the server's own random source, never from the game's seed.  Out of
@@ -88,7 +91,9 @@ class TableBots:
                     await asyncio.sleep(delay)
                     if table.n != n:
                         return  # the table moved on meanwhile; the bot has been asked again
-                move = await table.host.bot_move(table.game.id, level, view, seat, seed)
+                move = await table.host.bot_move(
+                    table.game.id, level, view, seat, seed, stand_in=stand_in
+                )
             except Exception:
                 log.exception("table %s: the %s bot for seat %d failed", table.id, level, seat)
                 return

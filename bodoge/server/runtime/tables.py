@@ -105,9 +105,16 @@ class Tables:
             self.reach.released(table)
 
     async def bot_move(
-        self, game_id: str, level: str, view: Mapping[str, JSON], seat: Seat, seed: int
+        self,
+        game_id: str,
+        level: str,
+        view: Mapping[str, JSON],
+        seat: Seat,
+        seed: int,
+        *,
+        stand_in: bool = False,
     ) -> dict[str, JSON] | None:
-        return await self.bots.act(game_id, level, view, seat, seed)
+        return await self.bots.act(game_id, level, view, seat, seed, stand_in=stand_in)
 
     @property
     def publisher(self) -> Reach:

@@ -52,13 +52,17 @@ def run_bot(
     seat: int,
     seed: int,
     games: Mapping[str, Game] | None = None,
+    stand_in: bool = False,
 ) -> dict[str, JSON] | None:
-    """The move a bot makes in this view, as JSON, or ``None`` (nothing to do)."""
+    """The move a bot makes in this view, as JSON, or ``None`` (nothing to do); a
+    ``stand_in`` for an absent person plays what the game lets one (``Game.stand_in``)."""
     game = _game(game_id, games)
     bot = _bots.get((game_id, level))
     if bot is None:
         bot = _bots[(game_id, level)] = game.bot(level)
     move = bot.act(view, seat, rng(seed, "bot"))
+    if stand_in:
+        move = game.stand_in(view, seat, move)
     return None if move is None else game.move_to_json(move)
 
 
@@ -132,9 +136,17 @@ class BotRunner:
             self._executor().submit(_warm_up)
 
     async def act(
-        self, game_id: str, level: str, view: Mapping[str, JSON], seat: int, seed: int
+        self,
+        game_id: str,
+        level: str,
+        view: Mapping[str, JSON],
+        seat: int,
+        seed: int,
+        *,
+        stand_in: bool = False,
     ) -> dict[str, JSON] | None:
-        return await self._run(partial(run_bot, game_id, level, view, seat, seed, self._games))
+        job = partial(run_bot, game_id, level, view, seat, seed, self._games, stand_in)
+        return await self._run(job)
 
     async def assist(
         self, game_id: str, view: Mapping[str, JSON], seat: int

@@ -213,6 +213,10 @@ class RelayGame(Game[RelayState, Move, RelayOptions]):
             return {"type": "time_up"}
         raise BadMove(repr(move))
 
+    def stand_in(self, view: Mapping[str, JSON], seat: Seat, move: Move | None) -> Move | None:
+        # Recognisable: a stand-in's word says whose seat it stood in for.
+        return Say(f"for{seat}") if isinstance(move, Say) else move
+
     def bot(self, level: str) -> Bot[Move]:
         if level != "plain":
             raise BadOptions(level)
