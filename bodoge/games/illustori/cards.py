@@ -27,7 +27,9 @@ API (used by the engine, the server and the bots):
 each lap holds every kind a fixed number of times (no kind on more than 12
 cards, see :data:`.scenes.KIND_SLOTS`), its main figures are all different,
 and no other emoji (a hat, a seat, a sign, a partner) is on more than
-:data:`MAX_PROP_CARDS` cards of it.
+:data:`MAX_PROP_CARDS` cards of it.  Emoji that players call by one name (🐶
+and 🐕, a dog; 🐰 and 🐇, a rabbit) count as one figure
+(:func:`.emoji_catalogue.figure`).
 
 >>> c = card(1, 0)
 >>> c == card(1, 0), c.kind in KINDS
@@ -222,11 +224,11 @@ class Card:
 # -- alt text -------------------------------------------------------------------------------
 
 
-def _a(part: Part | None) -> str:
-    """The English name with its article: ``a whale``, ``an owl``, ``the sun``."""
+def _a(part: Part | None, adjective: str = "") -> str:
+    """The English name with its article (if it takes one) and an adjective: ``a whale``,
+    ``an owl``, ``the sun``, ``meat``, ``an angry rice ball``, ``giant cherries``."""
     assert part is not None
-    article = cat.article_en(part.emoji)
-    return f"{article} {part.name_en}" if article else part.name_en
+    return cat.phrase_en(part.emoji, adjective)
 
 
 def _ja(part: Part | None) -> str:
@@ -238,10 +240,13 @@ _SEAT_EN = {"in": "in", "on": "on", "ride": "riding", "hang": "hanging from"}
 _SEAT_JA = {"in": "入", "on": "乗", "ride": "乗", "hang": "ぶら下が"}
 _PAIR_EN = {"love": "in love", "fight": "fighting", "talk": "chatting"}
 _PAIR_JA = {"love": "恋", "fight": "けんか", "talk": "おしゃべり"}
-_SIGN_EN = {
-    "sleep": "asleep", "sing": "singing", "angry": "angry", "wonder": "puzzled",
-    "surprise": "surprised", "idea": "with a bright idea", "crush": "in love",
-    "sweat": "nervous", "fire": "fired up", "dizzy": "dizzy", "shiny": "sparkling",
+# A figure's state: an adjective before its name ("an angry rice ball"), or a phrase after
+# it ("a cat in love").
+_SIGN_EN: dict[str, tuple[str, str]] = {
+    "sleep": ("sleeping", ""), "sing": ("singing", ""), "angry": ("angry", ""),
+    "wonder": ("puzzled", ""), "surprise": ("surprised", ""),
+    "idea": ("", "with a bright idea"), "crush": ("", "in love"), "sweat": ("nervous", ""),
+    "fire": ("", "fired up"), "dizzy": ("dizzy", ""), "shiny": ("sparkling", ""),
 }  # fmt: skip
 _SIGN_JA = {
     "sleep": "眠る", "sing": "歌う", "angry": "怒った", "wonder": "首をかしげる",
@@ -274,10 +279,13 @@ def _alt_en(card: Card) -> str:
         phrase = f"{_a(subject)} and {_a(other)} {_PAIR_EN[theme]}"
     elif kind == "shape":
         phrase = f"a {theme} of {many}"
+    elif kind == "sign" and theme == "forbidden":
+        phrase = f"no {many}"
     elif kind == "sign":
-        phrase = f"no {many}" if theme == "forbidden" else f"{_a(subject)} {_SIGN_EN[theme]}"
+        before, after = _SIGN_EN[theme]
+        phrase = f"{_a(subject, before)} {after}".strip()
     elif kind == "sizes":
-        phrase = f"a giant {subject.name_en} and a tiny {other.name_en if other else ''}"
+        phrase = f"{_a(subject, 'giant')} and {_a(other, 'tiny')}"
     elif kind == "doing":
         phrase = f"{_a(subject)} with {_a(mark)}"
     elif kind == "family":
@@ -373,11 +381,16 @@ def _eligible(role: Role, subject: cat.Subject, chosen: dict[Role, str]) -> list
         out = [s.char for s in cat.SEATS if not (flat and s.mode == "in")]
     else:
         raise ValueError(f"no such companion role: {role}")
-    return [c for c in out if c != subject.char and c not in chosen.values()]
+    # Nothing called by the figure's own name (a horse riding a horse), nor twice.
+    taken = {cat.figure(subject.char), *(cat.figure(c) for c in chosen.values())}
+    return [c for c in out if cat.figure(c) not in taken]
 
 
 class _Lap:
     """The plans of one lap, made one card at a time under the variety rules."""
+
+    # Emoji are counted by figure (``cat.figure``): two that players call by one name
+    # (🐶 and 🐕, both a dog) are one figure for the limits.
 
     def __init__(self, rand: random.Random) -> None:
         self.rand = rand
@@ -387,7 +400,12 @@ class _Lap:
 
     def pick(self, candidates: Sequence[str], *, avoid: Sequence[str] = ()) -> str | None:
         """A candidate on fewer than :data:`MAX_PROP_CARDS` cards so far, or ``None``."""
-        free = [c for c in candidates if self.props[c] < MAX_PROP_CARDS and c not in avoid]
+        shunned = {cat.figure(c) for c in avoid}
+        free = [
+            c
+            for c in candidates
+            if self.props[cat.figure(c)] < MAX_PROP_CARDS and cat.figure(c) not in shunned
+        ]
         return self.rand.choice(free) if free else None
 
     def theme(self, kind: str, needs_mark: bool = False) -> scenes.Theme:
@@ -395,12 +413,11 @@ class _Lap:
         options = [
             t
             for t in scenes.themes(kind)
-            if not needs_mark or any(self.props[m] < MAX_PROP_CARDS for m in t.marks)
+            if not needs_mark or any(self.props[cat.figure(m)] < MAX_PROP_CARDS for m in t.marks)
         ]
         fewest = min(self.themes[t.kind, t.key] for t in options)
-        chosen = self.rand.choice([t for t in options if self.themes[t.kind, t.key] == fewest])
-        self.themes[chosen.kind, chosen.key] += 1
-        return chosen
+        # counted once its card is planned (:meth:`plan`): a try that fails counts nothing
+        return self.rand.choice([t for t in options if self.themes[t.kind, t.key] == fewest])
 
     def plan(self, kind: str, rand: random.Random) -> tuple[Plan, list[Placed]]:
         """A plan of ``kind`` and its layout (drawn with ``rand``), counted in the lap."""
@@ -410,15 +427,16 @@ class _Lap:
             # is planned otherwise.
             parts = compose(found, rand) if found is not None else None
             if found is not None and parts is not None:
-                self.subjects.add(found.subject)
+                self.themes[found.kind, found.theme] += 1
+                self.subjects.add(cat.figure(found.subject))
                 for _, char in found.chars():
-                    self.props[char] += 1
+                    self.props[cat.figure(char)] += 1
                 return found, parts
         raise AssertionError(f"no {kind} card can be planned")  # the pools are far larger
 
     def _subject(self, kind: str, theme: scenes.Theme) -> str | None:
         candidates = [theme.marks[0]] if kind == "face" else _SUBJECT_POOLS[kind]()
-        pool = [c for c in candidates if c not in self.subjects]
+        pool = [c for c in candidates if cat.figure(c) not in self.subjects]
         return self.rand.choice(pool) if pool else None
 
     def _try(self, kind: str) -> Plan | None:
@@ -451,7 +469,7 @@ class _Lap:
             partner, mark = pick(_creatures(), avoid=[subject]), pick(theme.marks)
             return Plan(kind, key, subject, other=partner, mark=mark) if partner and mark else None
         if kind in ("sign", "doing"):
-            mark = pick(theme.marks)
+            mark = pick(theme.marks, avoid=[subject])  # no light bulb with a light bulb
             return Plan(kind, key, subject, mark=mark) if mark else None
         if kind == "sizes":
             tiny = pick(cat.TINIES, avoid=[subject])

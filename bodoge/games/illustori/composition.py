@@ -355,6 +355,16 @@ def _doing(plan: Plan, rand: random.Random) -> list[Placed]:
     """A figure with the tool of what it does, held out on the side it faces."""
     assert plan.mark is not None
     way = rand.choice((-1, 1))
+    if cat.all_head(plan.subject):
+        # A figure that is all head: the tool low beside it, not stuck into its face.
+        side = _share(rand, 0.52, 0.56)
+        figure = _stand_facing(
+            plan.subject, _across(-way, side), CARD_SIZE * 0.68, side, 5, way, rand
+        )
+        tool = _share(rand, 0.34, 0.38)
+        spot = (_across(way, tool), CARD_SIZE - MARGIN - tool / 2)  # in the lower corner
+        held = _put(plan.mark, spot, tool, way * rand.uniform(0, 12), way < 0)
+        return [(plan.subject, "subject", figure), (plan.mark, "mark", held)]
     side = _share(rand, 0.58, 0.64)
     x = _within(CARD_SIZE / 2 - way * CARD_SIZE * 0.12, side / 2)
     figure = _stand_facing(plan.subject, x, CARD_SIZE - MARGIN, side, 5, way, rand)

@@ -59,8 +59,10 @@ __all__ = [
     "Subject",
     "Wearable",
     "all_chars",
+    "all_head",
     "article_en",
     "content_box",
+    "figure",
     "hexcode",
     "name_en",
     "name_ja",
@@ -94,7 +96,8 @@ class Subject:
     drawing); ``facing`` is where the figure looks, so riders face their
     vehicle's way; ``eyes`` is the (x, y) where eyewear goes, ``None`` for a
     profile that glasses would not fit; ``face`` is false for things without a
-    face of their own, which may be given a pair of eyes.
+    face of their own, which may be given a pair of eyes; ``big_head`` marks a
+    figure whose head is most of it (see :func:`all_head`).
     """
 
     char: str
@@ -102,6 +105,8 @@ class Subject:
     facing: Facing = "front"
     eyes: tuple[float, float] | None = None
     face: bool = True
+    #: A head that is most of the figure (a teddy bear's): held as by a head alone.
+    big_head: bool = False
 
 
 @dataclass(frozen=True)
@@ -155,8 +160,25 @@ class Seat:
     scale: float = 1.0
 
 
-def _face(char: str, eyes_y: float, head: Box | None = None, eyes_x: float = 36) -> Subject:
-    return Subject(char, head, "front", (eyes_x, eyes_y))
+def all_head(char: str) -> bool:
+    """Whether the figure is a head and nothing more (a dog's face, an ogre, an alien: a
+    figure with a face and no head box), or nearly (a teddy bear, ``big_head``).  What it
+    holds goes beside it, not into its face.
+
+    >>> all_head("👹"), all_head("🧸"), all_head("🐕"), all_head("🍎")
+    (True, True, False, False)
+    """
+    try:
+        figure = subject(char)
+    except KeyError:
+        return False
+    return figure.face and (figure.head is None or figure.big_head)
+
+
+def _face(
+    char: str, eyes_y: float, head: Box | None = None, eyes_x: float = 36, big_head: bool = False
+) -> Subject:
+    return Subject(char, head, "front", (eyes_x, eyes_y), big_head=big_head)
 
 
 def _side(char: str, head: Box, facing: Facing) -> Subject:
@@ -199,7 +221,7 @@ SUBJECTS: tuple[Subject, ...] = (
     _face("🤡", 32),
     _face("👹", 36),
     _face("🐲", 38),
-    _face("🧸", 24, head=(12, 8, 56, 38)),
+    _face("🧸", 24, head=(12, 8, 56, 38), big_head=True),
     _face("👻", 30, head=(18, 10, 50, 40), eyes_x=33),
     _face("🦉", 18, head=(24, 8, 48, 26)),
     _face("🦀", 34, head=(22, 26, 50, 48)),
@@ -225,7 +247,7 @@ SUBJECTS: tuple[Subject, ...] = (
     _side("🦜", (14, 8, 34, 24), "left"),
     _side("🦒", (8, 4, 26, 16), "left"),
     _side("🐘", (12, 14, 34, 40), "left"),
-    _side("🦛", (0, 24, 24, 44), "left"),
+    _side("🦛", (46, 28, 68, 48), "right"),  # OpenMoji's hippo grazes to the right
     _side("🦏", (4, 20, 26, 44), "left"),
     _side("🐊", (0, 34, 24, 46), "left"),
     _side("🦖", (34, 14, 56, 30), "right"),
@@ -520,21 +542,14 @@ _NAMES: dict[str, tuple[str, str, str]] = {
     "🌈": ("rainbow", "虹", "ニジ"),
 }
 
-# English words that take no "a" (mass nouns, names) or "the".
-_ARTICLES: dict[str, str] = {
-    "🧀": "",
-    "🍣": "",
-    "🍮": "",
-    "🥦": "",
-    "🗻": "",
-    "🌍": "a",
-    "☀️": "the",
-    "🗼": "",
-    "👀": "",
-    "👓": "",
-    "🕶️": "",
-    "🥽": "",
-}
+# How an English name is counted, where it is not one thing that takes "a" or "an":
+# a plural (glasses, cherries, dice), a mass noun (cheese, meat), a name (Mount Fuji),
+# or the one of its kind ("the sun").  A test checks every name against inflect's
+# plurals, so that a new plural name is not left to take "a".
+_PLURAL_NAMES = frozenset(_chars("👓 🕶️ 🥽 👀 🥞 🍒 🎆 🧦 💕 🎶 💦 ✨ 🎲"))
+_MASS_NAMES = frozenset(_chars("🥦 🍣 🧀 🍖 🧄 🍧 🔥 ⚡ 💤"))
+_PROPER_NAMES = frozenset(_chars("🗼 🗻"))
+_THE_NAMES = frozenset(_chars("☀️"))
 
 
 def _package_name(char: str, language: str) -> str:
@@ -603,15 +618,58 @@ def reading_ja(char: str) -> str:
     return override or reading_of(name_ja(char))
 
 
+def counted_en(char: str) -> Literal["one", "plural", "mass", "proper", "the"]:
+    """How the emoji's English name is counted: ``one`` thing (takes "a" or "an"), a
+    ``plural`` (glasses), a ``mass`` noun (cheese), a ``proper`` name (Mount Fuji), or
+    ``the`` one of its kind (the sun).
+
+    >>> counted_en("🦄"), counted_en("🥞"), counted_en("🍖"), counted_en("🗻"), counted_en("☀️")
+    ('one', 'plural', 'mass', 'proper', 'the')
+    """
+    if char in _PLURAL_NAMES:
+        return "plural"
+    if char in _MASS_NAMES:
+        return "mass"
+    if char in _PROPER_NAMES:
+        return "proper"
+    return "the" if char in _THE_NAMES else "one"
+
+
+@cache
+def _inflect() -> Any:  # inflect's engine is typed loosely
+    import inflect
+
+    return inflect.engine()
+
+
+@cache
+def phrase_en(char: str, adjective: str = "") -> str:
+    """The emoji's English name as a noun phrase, with its article if it takes one and
+    an adjective before it: by sound, not spelling ("a unicorn", "an angry rice ball",
+    with inflect's rules), none for plurals, mass nouns and names.
+
+    >>> phrase_en("🦄"), phrase_en("🍙", "angry"), phrase_en("🍒", "giant")
+    ('a unicorn', 'an angry rice ball', 'giant cherries')
+    >>> phrase_en("🥞"), phrase_en("🍖"), phrase_en("☀️"), phrase_en("🗻")
+    ('pancakes', 'meat', 'the sun', 'Mount Fuji')
+    """
+    words = f"{adjective} {name_en(char)}".strip()
+    counted = counted_en(char)
+    if counted == "one":
+        return str(_inflect().a(words))
+    return f"the {words}" if counted == "the" else words
+
+
 def article_en(char: str) -> str:
     """The English article for the emoji's name: ``a``, ``an``, ``the`` or none.
 
     >>> article_en("🦉"), article_en("🐳"), article_en("☀️"), article_en("🧀")
     ('an', 'a', 'the', '')
+    >>> article_en("🦄"), article_en("🥞")
+    ('a', '')
     """
-    if char in _ARTICLES:
-        return _ARTICLES[char]
-    return "an" if name_en(char)[0].lower() in "aeiou" else "a"
+    phrase = phrase_en(char)
+    return phrase[: len(phrase) - len(name_en(char))].strip()
 
 
 # English plurals the rules below would get wrong.
@@ -704,6 +762,57 @@ def content_box(char: str) -> Box:
     rasteriser.
     """
     return _boxes()[char]
+
+
+#: Figures people call by one name though the catalogue names them apart (a poodle is
+#: a dog to most; a rooster, a chicken; a T-Rex, a dinosaur).
+_KIN: tuple[tuple[str, ...], ...] = (("🐶", "🐕", "🐩"), ("🐔", "🐓"), ("🦕", "🦖"))
+
+
+@cache
+def _figures() -> dict[str, str]:
+    """Each emoji's figure: the first, in catalogue order, of those called alike."""
+    chars = all_chars()
+    parent = {c: c for c in chars}
+
+    def root(c: str) -> str:
+        while parent[c] != c:
+            c = parent[c]
+        return c
+
+    def join(a: str, b: str) -> None:
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            first, second = sorted((ra, rb), key=chars.index)
+            parent[second] = first
+
+    # Figures only: a mark or a bubble named like another (💭 and 💬, both 吹き出し) is
+    # a sign of the scene, not a figure anyone names the card by.
+    figures = {x.char for group in (SUBJECTS, SEATS) for x in group} | {*GIANTS, *TINIES}
+    named: dict[str, str] = {}
+    for c in chars:
+        if c not in figures:
+            continue
+        for key in (f"en:{name_en(c).lower()}", f"ja:{reading_ja(c)}"):
+            join(c, named.setdefault(key, c))
+    for kin in _KIN:
+        for c in kin[1:]:
+            join(kin[0], c)
+    return {c: root(c) for c in chars}
+
+
+def figure(char: str) -> str:
+    """One key for the emoji people call by the same name — the same English name or the
+    same Japanese reading (🐶 and 🐕 are both a dog, イヌ; 🐰 and 🐇 a rabbit; 🐲 and 🐉 a
+    dragon, ドラゴン or リュウ, both 竜) — or kin (a poodle is a dog): a deck's variety
+    limits count them as one figure.
+
+    >>> figure("🐕") == figure("🐶") == figure("🐩"), figure("🐇") == figure("🐰")
+    (True, True)
+    >>> figure("🐈") == figure("🐱"), figure("🐉") == figure("🐲"), figure("🐶") == figure("🐱")
+    (True, True, False)
+    """
+    return _figures().get(char, char)
 
 
 def all_chars() -> tuple[str, ...]:

@@ -49,7 +49,12 @@ def figure_layout(plan: Plan, rand: random.Random) -> list[Placed]:
         side = {"left": -1, "right": 1}.get(facing) or rand.choice((-1, 1))
         size = 72.0 * 0.55 * big / max(width(hbox), height(hbox)) * rand.uniform(0.9, 1.1)
         edge = world[2] if side > 0 else world[0]
-        target = (edge + side * 0.1 * size, world[1] + 0.55 * height(world))
+        if cat.all_head(subject.char):
+            # A figure that is all head holds it at its side, low, clear of the face.
+            half = 0.5 * size * width(hbox) / 72.0
+            target = (edge + side * 1.05 * half, world[1] + 0.72 * height(world))
+        else:
+            target = (edge + side * 0.1 * size, world[1] + 0.55 * height(world))
         hold = placed_at(
             ((hbox[0] + hbox[2]) / 2, (hbox[1] + hbox[3]) / 2),
             target,

@@ -30,6 +30,14 @@ class Legibility:
     smallest: float
     hidden: float
     inside: float
+    #: The largest share of a figure's head (:attr:`.Subject.head`) that a thing drawn
+    #: over it covers: a held book, a tool, a rider on a dinosaur, a partner in front (what
+    #: it wears is not counted) — a figure is told by its head.
+    head: float = 0.0
+    #: The largest share of a figure that is all head (a dog's face, an ogre, an alien: no
+    #: head box) that a *thing* it holds covers (not another figure, nor a sign: those are
+    #: ``head``): what it holds goes beside it, not into it.
+    face: float = 0.0
 
     @property
     def ok(self) -> bool:
@@ -39,13 +47,24 @@ class Legibility:
             and self.smallest >= LIMITS["smallest"]
             and self.hidden <= LIMITS["hidden"]
             and self.inside >= LIMITS["inside"]
+            and self.head <= LIMITS["head"]
+            and self.face <= LIMITS["face"]
         )
 
 
 #: At hand size (about 100 px) a fifth of the card is 20 px, about the
 #: smallest an OpenMoji drawing is still told apart at; the main figure takes
-#: at least half the card's side; nothing is more than half hidden or cut off.
-LIMITS = {"subject": 0.5, "smallest": 0.2, "hidden": 0.5, "inside": 0.9}
+#: at least half the card's side; nothing is more than half hidden or cut off; a
+#: figure's head is at most a fifth covered, and a figure that is all head hardly at
+#: all (a thing held may touch it, not stick into it).
+LIMITS = {
+    "subject": 0.5,
+    "smallest": 0.2,
+    "hidden": 0.5,
+    "inside": 0.9,
+    "head": 0.2,
+    "face": 0.04,
+}
 
 # What a figure wears is part of it, and a seat or a sign is seen around the
 # figure on it: neither counts as hidden by the figure.
@@ -74,7 +93,43 @@ def legibility(parts: list[Placed]) -> Legibility:
         ]
         hidden = max(hidden, _covered(box, over))
     inside = min(_inside(b) for b in boxes)
-    return Legibility(round(subject, 3), round(min(sides), 3), round(hidden, 3), round(inside, 3))
+    covered = {"head": 0.0, "face": 0.0}
+    for i, (char, role, place) in enumerate(parts):
+        found = _readable(char)
+        if found is None or role in ("member", "mark", "wearable"):
+            continue  # a crowd's members overlap as crowds do; a sign is seen around
+        which, readable = found
+        later = zip(parts[i + 1 :], boxes[i + 1 :], strict=True)
+        over = [(c, r, b) for (c, r, _), b in later if r != "wearable"]
+        head = place.box(readable)
+        covered["head"] = max(covered["head"], _covered(head, [b for _, _, b in over]))
+        if which == "face":
+            # The strict limit is for a thing held (a guitar, a dream's cake), not for a
+            # partner's shoulder nor a sign drawn from the head (a thought bubble's tail).
+            things = [b for c, r, b in over if r != "mark" and _readable(c) is None]
+            covered["face"] = max(covered["face"], _covered(head, things))
+    return Legibility(
+        round(subject, 3),
+        round(min(sides), 3),
+        round(hidden, 3),
+        round(inside, 3),
+        round(covered["head"], 3),
+        round(covered["face"], 3),
+    )
+
+
+def _readable(char: str) -> tuple[str, cat.Box] | None:
+    """The part of a figure that tells what it is, in its drawing: ``("head", box)`` for a
+    figure with a head box, ``("face", box)`` for one that is all head (its whole drawing,
+    or a big head's box: :func:`.all_head`); ``None`` for a thing (seen whole: ``hidden``
+    keeps it so)."""
+    try:
+        figure = cat.subject(char)
+    except KeyError:
+        return None
+    if figure.head is not None:
+        return ("face" if cat.all_head(char) else "head"), figure.head
+    return ("face", cat.content_box(char)) if figure.face else None
 
 
 def _inside(box: cat.Box) -> float:

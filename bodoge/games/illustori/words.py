@@ -413,7 +413,8 @@ def _scene_words(shown: Card, language: str) -> tuple[str, ...]:
 def _associations(shown: Card, language: str) -> tuple[str, ...]:
     """What the card brings to mind: its scene's loose words, its things' (CLDR's keywords too)."""
     names = {n.casefold() for p in shown.things() for n in (p.name_en, p.name_ja, p.reading_ja)}
-    found = list(shown.scene.loose[language])
+    # As relation() reads them: an English word of two letters ("no") says too little.
+    found = [w for w in shown.scene.loose[language] if language != "en" or len(w) >= 3]
     for part in shown.things():
         found += brought_to_mind(part.emoji, language)
         for word in keywords(part.emoji, language):
@@ -620,8 +621,11 @@ def _keys(char: str, language: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if language == "en":
         name = cat.name_en(char).casefold()
         words = [w for w in name.replace("-", " ").split() if len(w) >= 3 and w not in _STOP_EN]
-        # A plural names the thing too ("books" in a name, "book" in the word).
+        # A plural names the thing too ("books" in a name, "book" in the word), and the
+        # name's own plural ("wolves" of a wolf, "candies" of a candy).
         words += [w[:-1] for w in words if w.endswith("s") and len(w) > 3]
+        plural = cat.plural_en(char).casefold().replace("-", " ").split()
+        words += [w for w in plural if len(w) >= 3 and w not in _STOP_EN]
         return tuple(dict.fromkeys([name, *words])), ()
     texts = [cat.name_ja(char), cat.reading_ja(char)]
     if (short := _short_ja(cat.name_ja(char), cat.reading_ja(char))) is not None:

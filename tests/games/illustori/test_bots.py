@@ -25,7 +25,7 @@ from bodoge.games.illustori import (
 )
 from bodoge.games.illustori.bots import BOT_LEVELS, Table, make_bot
 from bodoge.games.illustori.cards import Card, card, from_plan
-from bodoge.games.illustori.emoji_catalogue import reading_of
+from bodoge.games.illustori.emoji_catalogue import plural_en, reading_of
 from bodoge.games.illustori.events import CardPlayed, FirstWordGiven, Penalty
 from bodoge.games.illustori.game import IllustoriGame
 from bodoge.games.illustori.moves import Exchange, FirstWord, PlayCard, Vote
@@ -207,12 +207,15 @@ def names(shown: Card, word: str, language: str) -> bool:
     reading, or a tail of its reading of two kana or more (クジラ of
     シオフキクジラ), dakuten aside (箱 reads ハコ alone, バコ in 段ボール箱); a
     one-kana name (歯) must be the whole word.  In English, the word holds a
-    word of three letters or more of a part's name.
+    word of three letters or more of a part's name (or of its plural).
     """
     if language == "en":
         text = word.casefold()
         return any(
-            len(w) >= 3 and w in text for p in shown.parts for w in p.name_en.casefold().split()
+            len(w) >= 3 and w in text
+            for p in shown.parts
+            for name in (p.name_en, plural_en(p.emoji))  # candies of a candy
+            for w in name.casefold().split()
         )
     texts = {plain(word), plain(reading_of(word))}
     for part in shown.parts:
@@ -486,13 +489,15 @@ def test_with_joints_banned_a_bot_prefers_a_used_joint_as_head() -> None:
 # -- votes --------------------------------------------------------------------------------
 
 
-def _vote_state(language: str, word_for: Any, custom: bool = False) -> tuple[IllustoriState, int]:
+def _vote_state(
+    language: str, word_for: Any, custom: bool = False, seed: int = 12
+) -> tuple[IllustoriState, int]:
     """A 4-player table voting on ``word_for(card, next_heads)`` for the turn player's card."""
     raw: dict[str, Any] = {"players": 4, "language": language}
     if custom:
         raw["custom_deck"] = "holiday-photos"
     options = GAME.options(raw)
-    state = GAME.setup(options, 4, seed=12)
+    state = GAME.setup(options, 4, seed=seed)
     first = "ねこ" if language == "ja" else "cat"
     state, _ = GAME.apply(state, state.giver, FirstWord(first))
     seat = state.turn
@@ -559,14 +564,18 @@ def test_voters_doubt_a_reading_that_cannot_be() -> None:
         kanji = next(p for p in shown.parts if kana.last(p.name_ja) is None)
         return "こわい" + kanji.name_ja, "こ", kana.last(kanji.reading_ja) or ""
 
-    wrong_state, voter = _vote_state("ja", _require_kanji(misread))
-    right_state, _ = _vote_state("ja", _require_kanji(read_right))
+    wrong_state, voter = _vote_state("ja", _require_kanji(misread), seed=KANJI_SEED)
+    right_state, _ = _vote_state("ja", _require_kanji(read_right), seed=KANJI_SEED)
     assert _oks(wrong_state, voter) <= 0.3
     assert _oks(right_state, voter) >= 0.9
 
 
+#: A table whose turn player's first card ends a name in kanji (絵筆, a paintbrush).
+KANJI_SEED = 13
+
+
 def _require_kanji(word_for: Any) -> Any:
-    """The seed-12 turn player's first card ends a name in kanji (checked here)."""
+    """The ``KANJI_SEED`` turn player's first card ends a name in kanji (checked here)."""
 
     def checked(shown: Card, heads: tuple[str, ...]) -> Any:
         assert any(kana.last(p.name_ja) is None for p in shown.parts), shown.names("ja")
