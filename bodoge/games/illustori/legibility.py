@@ -100,13 +100,13 @@ def legibility(parts: list[Placed]) -> Legibility:
             continue  # a crowd's members overlap as crowds do; a sign is seen around
         which, readable = found
         later = zip(parts[i + 1 :], boxes[i + 1 :], strict=True)
-        over = [(c, r, b) for (c, r, _), b in later if r != "wearable"]
+        above = [(c, r, b) for (c, r, _), b in later if r != "wearable"]
         head = place.box(readable)
-        covered["head"] = max(covered["head"], _covered(head, [b for _, _, b in over]))
+        covered["head"] = max(covered["head"], _covered(head, [b for _, _, b in above]))
         if which == "face":
             # The strict limit is for a thing held (a guitar, a dream's cake), not for a
             # partner's shoulder nor a sign drawn from the head (a thought bubble's tail).
-            things = [b for c, r, b in over if r != "mark" and _readable(c) is None]
+            things = [b for c, r, b in above if r != "mark" and _readable(c) is None]
             covered["face"] = max(covered["face"], _covered(head, things))
     return Legibility(
         round(subject, 3),
