@@ -11,6 +11,7 @@ BENCH_MODULES = (
     "bodoge.bench.server",
     "bodoge.bench.cli",
     "bodoge.bench.store",
+    "bodoge.bench.commits",
     "bodoge.bench.trace_move",
     "bodoge.bench.upgrade",
     "bodoge.bench.growth",

@@ -11,9 +11,12 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
+from bodoge.bench.backends import Costs, Snapshot, costs, snapshot, start_redis, tree_cpu
 from bodoge.bench.client import Stats
 from bodoge.bench.cluster import (
     drop_database,
@@ -56,6 +59,8 @@ class Outcome:
     lost: list[tuple[str, int, int]] | None = None
     #: When each stored move was committed (``at``, ms), by table and number (a cluster).
     committed: dict[tuple[str, int], int] | None = None
+    #: A cluster: what the window cost PostgreSQL, Redis and nginx (bodoge/bench/backends.py).
+    costs: Costs | None = None
 
     @property
     def moves(self) -> int:
@@ -76,6 +81,8 @@ def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
     urls: list[str] = []
     database: str | None = None
     nginx: subprocess.Popen[bytes] | None = None
+    redis: subprocess.Popen[bytes] | None = None
+    probe: Callable[[int], Snapshot] | None = None
     try:
         if args.url:
             urls = [args.url]
@@ -84,8 +91,12 @@ def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
             if args.cluster:
                 database = args.cluster_database = make_database(args.cluster_pg)
                 namespace = f"bench:{os.urandom(5).hex()}"
+                redis_url = args.cluster_redis
+                if getattr(args, "own_redis", False):
+                    redis, redis_url = start_redis(data / "redis")
+                probe = partial(snapshot, redis_url, args.cluster_pg, database)
                 flags = ["--db", sqlalchemy_url(args.cluster_pg, database)]
-                flags += ["--redis", args.cluster_redis, "--redis-namespace", namespace]
+                flags += ["--redis", redis_url, "--redis-namespace", namespace]
                 # The clients come from this machine, through nginx or directly.
                 flags += ["--trusted-proxies", "127.0.0.1"]
                 extras = [flags] * args.cluster
@@ -101,7 +112,7 @@ def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
         if args.cluster and not args.direct:
             nginx, balancer = start_nginx(data / "nginx", urls, 2 * args.tables * args.players)
             clients = [balancer]
-        outcome = _play(args, clients, urls, [server.pid for server in servers], nginx)
+        outcome = _play(args, clients, urls, [server.pid for server in servers], nginx, probe)
         if database is not None:
             acked = [a for s in outcome.stats for a in s.acked]
             url = sqlalchemy_url(args.cluster_pg, database)
@@ -116,6 +127,9 @@ def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
         for server in servers:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 server.wait(20)
+        if redis is not None:
+            redis.kill()
+            redis.wait()
         if database is not None:
             drop_database(args.cluster_pg, database)
         shutil.rmtree(data, ignore_errors=True)
@@ -127,8 +141,10 @@ def _play(
     direct: list[str],
     pids: list[int],
     nginx: subprocess.Popen[bytes] | None = None,
+    probe: Callable[[int], Snapshot] | None = None,
 ) -> Outcome:
-    """The clients against ``urls``; the figures of the processes ``pids`` (at ``direct``)."""
+    """The clients against ``urls``; the figures of the processes ``pids`` (at ``direct``);
+    ``probe(nginx_pid)`` reads the counters of the parts behind them (a cluster)."""
     arrival = 0.0 if args.burst else args.arrival
     # Long enough for the first games to have started (95% of them with Poisson starts).
     warm_up = min(5.0, args.duration / 5) + 3 * arrival
@@ -163,7 +179,8 @@ def _play(
         # The collector's figures are those of one process that lives to the end.
         befores = [server_stats(url) for url in direct]
         cpu_start, wall_start = sum(map(cpu_seconds, pids)), time.monotonic()
-        nginx_start = cpu_seconds(outcome.nginx_pid) if nginx else 0.0
+        nginx_start = tree_cpu(outcome.nginx_pid) if nginx else 0.0
+        counters = probe(outcome.nginx_pid) if probe is not None else None
         kill_after = getattr(args, "kill_owner_after", None)
         cpu_dead, peak_dead = 0.0, 0
         if kill_after is not None:
@@ -183,7 +200,11 @@ def _play(
         outcome.cpu = sum(map(cpu_seconds, alive)) + cpu_dead - cpu_start
         outcome.wall = time.monotonic() - wall_start
         if nginx is not None:
-            outcome.nginx_cpu = cpu_seconds(outcome.nginx_pid) - nginx_start
+            # Its workers do the proxying: the master's own CPU is next to nothing.
+            outcome.nginx_cpu = tree_cpu(outcome.nginx_pid) - nginx_start
+        if probe is not None and counters is not None:
+            shared = not getattr(args, "own_redis", False)
+            outcome.costs = costs(counters, probe(outcome.nginx_pid), shared_redis=shared)
         for pid, url, before in zip(pids or [0], direct, befores, strict=False):
             if outcome.killed is None or pid != outcome.killed.pid:
                 outcome.before, outcome.after = before, server_stats(url)

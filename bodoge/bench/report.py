@@ -5,6 +5,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
+from bodoge.bench.backends import cost_lines
 from bodoge.bench.kill import CLAIM_POLL, takeover_times
 from bodoge.bench.measure import Outcome
 from bodoge.core.values import JSON
@@ -113,6 +114,8 @@ def report(outcome: Outcome, indent: str = "  ") -> None:
             f"nginx (load balancer) CPU: {outcome.nginx_cpu / max(1e-9, outcome.wall) * 100:.0f}% "
             "of one core"
         )
+    if outcome.costs is not None:
+        lines += cost_lines(outcome.costs, moves)
     lines += _gc_lines(outcome.before, outcome.after)
     lines += _kill_lines(outcome)
     errors = sum(s.errors for s in stats)
@@ -182,7 +185,8 @@ def size_table(rows: list[tuple[int, Outcome]]) -> list[str]:
     """The figures of runs on several cluster sizes, one line each."""
     lines = [
         "  N   moves/s   latency median / p99   CPU s/1000 moves   "
-        "claim max   takeover median / max   acked lost   errors"
+        "claim max   takeover median / max   acked lost   errors   "
+        "per move: PG commits  Redis commands   CPU s/1000 moves: PG  Redis  nginx"
     ]
     for size, outcome in rows:
         latencies = [x for s in outcome.stats for x in s.latencies]
@@ -203,6 +207,19 @@ def size_table(rows: list[tuple[int, Outcome]]) -> list[str]:
             f"{size:3d}   {outcome.moves / outcome.duration:7.1f}   {latency:>20}   "
             f"{per_move if per_move is not None else float('nan'):16.2f}   {claim:>9}   "
             f"{takeover:>21}   "
-            f"{lost:>10}   {sum(s.errors for s in outcome.stats):6d}"
+            f"{lost:>10}   {sum(s.errors for s in outcome.stats):6d}   "
+            + _cost_columns(outcome)
         )
     return lines
+
+
+def _cost_columns(outcome: Outcome) -> str:
+    """A size's costs of PostgreSQL, Redis and nginx per move ("-": not measured)."""
+    spent, moves = outcome.costs, outcome.moves
+    if spent is None or not moves:
+        return "-"
+    pg = "-" if spent.pg_cpu is None else f"{spent.pg_cpu / moves * 1000:.2f}"
+    return (
+        f"{spent.pg_commits / moves:19.2f}  {spent.redis_commands / moves:14.1f}   "
+        f"{pg:>20}  {spent.redis_cpu / moves * 1000:5.2f}  {spent.nginx_cpu / moves * 1000:5.2f}"
+    )

@@ -137,6 +137,12 @@ def register_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         metavar="URL",
         help="the Redis a --cluster run uses (in a namespace of its own)",
     )
+    parser.add_argument(
+        "--own-redis",
+        action="store_true",
+        help="with --cluster: start a private redis-server for each run instead of "
+        "--cluster-redis, so that the Redis commands and CPU per move printed are the run's alone",
+    )
     parser.set_defaults(func=run)
 
 
