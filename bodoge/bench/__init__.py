@@ -12,6 +12,7 @@ BENCH_MODULES = (
     "bodoge.bench.cli",
     "bodoge.bench.store",
     "bodoge.bench.commits",
+    "bodoge.bench.capacity",
     "bodoge.bench.trace_move",
     "bodoge.bench.upgrade",
     "bodoge.bench.growth",

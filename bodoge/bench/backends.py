@@ -3,9 +3,11 @@
 Counts and CPU seconds, read at the start and the end of the measured window, so that the
 capacity model (docs/scaling.md) has a measured cost per move for each part:
 
-* PostgreSQL: the commits of the run's own database (``xact_commit`` in
-  ``pg_stat_database``) and the CPU of the backends serving it (``/proc/<pid>/stat``, when
-  the server runs on this machine; backends alive at both ends);
+* PostgreSQL: the group commits of the processes' writers (``bodoge_commit_seconds_count``
+  of each ``/metrics``), the transactions of the run's own database (``xact_commit`` in
+  ``pg_stat_database``: reads too, such as the lease's and the orphan scan's; a backend
+  reports them up to a second late, ten when idle) and the CPU of the backends serving it
+  (``/proc/<pid>/stat``, when the server runs on this machine; backends alive at both ends);
 * Redis: every command it ran, by name (``INFO commandstats``), its CPU (``INFO cpu``) and
   the bytes in and out (``INFO stats``): with ``--own-redis`` a private ``redis-server``
   holds only the run's commands; on a shared Redis other clients' count too;
@@ -18,10 +20,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import shutil
 import socket
 import subprocess
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +42,9 @@ class Snapshot:
     pg_commits: int = 0
     pg_cpu: dict[int, float] = field(default_factory=dict)
     nginx_cpu: float = 0.0
+    #: Each process's group commits so far (``bodoge_commit_seconds_count`` of its
+    #: ``/metrics``), by its address.
+    group_commits: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,7 @@ class Costs:
     redis_cpu: float
     redis_bytes: tuple[int, int]
     pg_commits: int
+    group_commits: int
     pg_cpu: float | None  # None: the backends' /proc could not be read
     nginx_cpu: float
     shared_redis: bool
@@ -91,8 +99,22 @@ def tree_cpu(pid: int) -> float:
     return total
 
 
-def snapshot(redis_url: str, pg_dsn: str, database: str, nginx_pid: int = 0) -> Snapshot:
-    """Read every counter now."""
+def group_commits(url: str) -> int | None:
+    """The group commits of the process at ws:// ``url`` so far (``None``: no answer)."""
+    http = re.sub(r"^ws", "http", url).removesuffix("/ws") + "/metrics"
+    try:
+        with urllib.request.urlopen(http, timeout=30) as response:
+            text = response.read().decode()
+    except OSError:
+        return None
+    found = re.search(r"^bodoge_commit_seconds_count(?:\{[^}]*\})? (\S+)$", text, re.M)
+    return None if found is None else int(float(found.group(1)))
+
+
+def snapshot(
+    redis_url: str, pg_dsn: str, database: str, urls: list[str], nginx_pid: int = 0
+) -> Snapshot:
+    """Read every counter now (``urls``: the processes' ws:// addresses)."""
     import redis
 
     client = redis.Redis.from_url(redis_url)
@@ -115,6 +137,7 @@ def snapshot(redis_url: str, pg_dsn: str, database: str, nginx_pid: int = 0) -> 
         pg_commits=commits,
         pg_cpu=backends,
         nginx_cpu=tree_cpu(nginx_pid) if nginx_pid else 0.0,
+        group_commits={url: n for url in urls if (n := group_commits(url)) is not None},
     )
 
 
@@ -152,25 +175,34 @@ def costs(before: Snapshot, after: Snapshot, *, shared_redis: bool) -> Costs:
             after.redis_bytes[1] - before.redis_bytes[1],
         ),
         pg_commits=after.pg_commits - before.pg_commits,
+        # A process killed in the window counts for nothing (its counter died with it).
+        group_commits=sum(
+            n - before.group_commits[url]
+            for url, n in after.group_commits.items()
+            if url in before.group_commits
+        ),
         pg_cpu=pg_cpu if pg_cpu > 0 else None,
         nginx_cpu=after.nginx_cpu - before.nginx_cpu,
         shared_redis=shared_redis,
     )
 
 
-def cost_lines(spent: Costs, moves: int) -> list[str]:
-    """The parts' costs per 1,000 moves, as lines of the report."""
-    if not moves:
-        return []
-    k = 1000 / moves
-    top = sorted(spent.redis_calls.items(), key=lambda item: -item[1])
-    each = ", ".join(f"{name} {n * k:.0f}" for name, n in top[:8])
-    pg_cpu = "-" if spent.pg_cpu is None else f"{spent.pg_cpu * k:.2f} s"
+def cost_lines(spent: Costs, moves: int, seconds: float) -> list[str]:
+    """The parts' costs per 1,000 moves (with moves) and per second, as lines of the report."""
+    lines = []
     shared = " (a shared Redis: other clients' commands count too)" if spent.shared_redis else ""
-    return [
-        f"per 1,000 moves: PostgreSQL {spent.pg_commits * k:.0f} commits, its backends' CPU "
-        f"{pg_cpu}; nginx CPU {spent.nginx_cpu * k:.2f} s",
-        f"  Redis {spent.redis_commands * k:.0f} commands ({each}), CPU "
-        f"{spent.redis_cpu * k:.2f} s, {spent.redis_bytes[0] * k / 1024:.0f} KiB in, "
-        f"{spent.redis_bytes[1] * k / 1024:.0f} KiB out{shared}",
-    ]
+    top = sorted(spent.redis_calls.items(), key=lambda item: -item[1])
+    for k, unit in ((1000 / moves if moves else 0.0, "per 1,000 moves"), (1 / seconds, "a second")):
+        if not k:
+            continue
+        each = ", ".join(f"{name} {n * k:.0f}" for name, n in top[:8])
+        pg_cpu = "-" if spent.pg_cpu is None else f"{spent.pg_cpu * k:.2f} s"
+        lines += [
+            f"{unit}: {spent.group_commits * k:.0f} group commits (the processes' writers); "
+            f"PostgreSQL {spent.pg_commits * k:.0f} transactions (reads too), its backends' "
+            f"CPU {pg_cpu}; nginx CPU {spent.nginx_cpu * k:.2f} s",
+            f"  Redis {spent.redis_commands * k:.0f} commands ({each}), CPU "
+            f"{spent.redis_cpu * k:.2f} s, {spent.redis_bytes[0] * k / 1024:.0f} KiB in, "
+            f"{spent.redis_bytes[1] * k / 1024:.0f} KiB out{shared}",
+        ]
+    return lines

@@ -180,6 +180,7 @@ async def _write(plan: Plan, ready: Any, go: Any) -> Written:
 
     try:
         cpu, *_ = await asyncio.gather(window(), *(play(t) for t in tables))
+        assert cpu is not None  # the window's, the others give None
         while go.value > 0:  # the connection stays until its backend's CPU has been read
             await asyncio.sleep(0.05)
     finally:

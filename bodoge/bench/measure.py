@@ -94,7 +94,6 @@ def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
                 redis_url = args.cluster_redis
                 if getattr(args, "own_redis", False):
                     redis, redis_url = start_redis(data / "redis")
-                probe = partial(snapshot, redis_url, args.cluster_pg, database)
                 flags = ["--db", sqlalchemy_url(args.cluster_pg, database)]
                 flags += ["--redis", redis_url, "--redis-namespace", namespace]
                 # The clients come from this machine, through nginx or directly.
@@ -108,6 +107,8 @@ def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
                 output = server.stdout
                 assert output is not None
                 threading.Thread(target=output.read, daemon=True).start()
+        if database is not None:
+            probe = partial(snapshot, redis_url, args.cluster_pg, database, urls)
         clients = urls
         if args.cluster and not args.direct:
             nginx, balancer = start_nginx(data / "nginx", urls, 2 * args.tables * args.players)

@@ -115,7 +115,7 @@ def report(outcome: Outcome, indent: str = "  ") -> None:
             "of one core"
         )
     if outcome.costs is not None:
-        lines += cost_lines(outcome.costs, moves)
+        lines += cost_lines(outcome.costs, moves, outcome.wall)
     lines += _gc_lines(outcome.before, outcome.after)
     lines += _kill_lines(outcome)
     errors = sum(s.errors for s in stats)
@@ -186,7 +186,7 @@ def size_table(rows: list[tuple[int, Outcome]]) -> list[str]:
     lines = [
         "  N   moves/s   latency median / p99   CPU s/1000 moves   "
         "claim max   takeover median / max   acked lost   errors   "
-        "per move: PG commits  Redis commands   CPU s/1000 moves: PG  Redis  nginx"
+        "per move: commits  PG xacts  Redis commands   CPU s/1000 moves: PG  Redis  nginx"
     ]
     for size, outcome in rows:
         latencies = [x for s in outcome.stats for x in s.latencies]
@@ -207,8 +207,7 @@ def size_table(rows: list[tuple[int, Outcome]]) -> list[str]:
             f"{size:3d}   {outcome.moves / outcome.duration:7.1f}   {latency:>20}   "
             f"{per_move if per_move is not None else float('nan'):16.2f}   {claim:>9}   "
             f"{takeover:>21}   "
-            f"{lost:>10}   {sum(s.errors for s in outcome.stats):6d}   "
-            + _cost_columns(outcome)
+            f"{lost:>10}   {sum(s.errors for s in outcome.stats):6d}   " + _cost_columns(outcome)
         )
     return lines
 
@@ -220,6 +219,7 @@ def _cost_columns(outcome: Outcome) -> str:
         return "-"
     pg = "-" if spent.pg_cpu is None else f"{spent.pg_cpu / moves * 1000:.2f}"
     return (
-        f"{spent.pg_commits / moves:19.2f}  {spent.redis_commands / moves:14.1f}   "
+        f"{spent.group_commits / moves:16.2f}  {spent.pg_commits / moves:8.2f}  "
+        f"{spent.redis_commands / moves:14.1f}   "
         f"{pg:>20}  {spent.redis_cpu / moves * 1000:5.2f}  {spent.nginx_cpu / moves * 1000:5.2f}"
     )
