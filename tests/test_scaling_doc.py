@@ -24,7 +24,7 @@ def _section(text: str, title: str) -> str:
 def _inputs_table() -> dict[str, tuple[str, str]]:
     """docs/scaling.md's inputs: name → (value, what)."""
     rows = re.findall(
-        r"^\| `(\w+)` \| ([\d.,]+) \| [^|]* \| ([^|]*) \|",
+        r"^\| `(\w+)` \| ([\d.,]+) \|[^|]*\|([^|]*)\|",
         _section((DOCS / "scaling.md").read_text(), "Inputs"),
         re.M,
     )

@@ -187,22 +187,30 @@ def costs(before: Snapshot, after: Snapshot, *, shared_redis: bool) -> Costs:
     )
 
 
-def cost_lines(spent: Costs, moves: int, seconds: float) -> list[str]:
-    """The parts' costs per 1,000 moves (with moves) and per second, as lines of the report."""
+def cost_lines(spent: Costs, moves: int, seconds: float, server_cpu: float) -> list[str]:
+    """The parts' costs per 1,000 moves (with moves) and per second, as lines of the report
+    (CPU in seconds per 1,000 moves, in milliseconds a second); ``server_cpu``: the server
+    processes' CPU seconds over the same ``seconds``."""
     lines = []
     shared = " (a shared Redis: other clients' commands count too)" if spent.shared_redis else ""
     top = sorted(spent.redis_calls.items(), key=lambda item: -item[1])
-    for k, unit in ((1000 / moves if moves else 0.0, "per 1,000 moves"), (1 / seconds, "a second")):
-        if not k:
-            continue
+    scales = [(1 / seconds, 1000.0, "ms", "a second")]
+    if moves:
+        scales.insert(0, (1000 / moves, 1.0, "s", "per 1,000 moves"))
+    for k, to_unit, unit, label in scales:
         each = ", ".join(f"{name} {n * k:.0f}" for name, n in top[:8])
-        pg_cpu = "-" if spent.pg_cpu is None else f"{spent.pg_cpu * k:.2f} s"
+        c = k * to_unit
+
+        def cpu(seconds: float | None, c: float = c, unit: str = unit) -> str:
+            return "-" if seconds is None else f"{seconds * c:.2f} {unit}"
+
         lines += [
-            f"{unit}: {spent.group_commits * k:.0f} group commits (the processes' writers); "
+            f"{label}: {spent.group_commits * k:.0f} group commits (the processes' writers); "
             f"PostgreSQL {spent.pg_commits * k:.0f} transactions (reads too), its backends' "
-            f"CPU {pg_cpu}; nginx CPU {spent.nginx_cpu * k:.2f} s",
+            f"CPU {cpu(spent.pg_cpu)}; nginx CPU {cpu(spent.nginx_cpu)}; "
+            f"server CPU {cpu(server_cpu)}",
             f"  Redis {spent.redis_commands * k:.0f} commands ({each}), CPU "
-            f"{spent.redis_cpu * k:.2f} s, {spent.redis_bytes[0] * k / 1024:.0f} KiB in, "
+            f"{cpu(spent.redis_cpu)}, {spent.redis_bytes[0] * k / 1024:.0f} KiB in, "
             f"{spent.redis_bytes[1] * k / 1024:.0f} KiB out{shared}",
         ]
     return lines

@@ -26,24 +26,25 @@ class Input:
 INPUTS: dict[str, Input] = {
     "move_every": Input(10.0, "s", "assumed: a table's mean time between moves"),
     "seats": Input(4.0, "", "assumed: connections a table has (4-player Tagiron)"),
-    "moves_per_game": Input(19.5, "", "bench server: 312 moves in 16 games"),
-    "server_fixed": Input(20.0, "ms/s", "a cluster process's CPU with no moves (idle run)"),
-    "owner_move": Input(3.4, "ms", "server CPU a move costs with one process (--cluster 1)"),
-    "replica_move": Input(4.5, "ms", "more per further process showing the table (--cluster 2)"),
+    "moves_per_game": Input(19.1, "", "bench server --cluster 1: 325 moves in 17 games"),
+    "server_fixed": Input(9.1, "ms/s", "a cluster process's CPU with no moves (idle run)"),
+    "owner_move": Input(3.9, "ms", "server CPU a move costs with one process (--cluster 1)"),
+    "replica_move": Input(2.7, "ms", "more per further process showing the table (--cluster 2)"),
     "core_share": Input(0.5, "", "assumed: the share of its core a process may use"),
-    "pg_commit": Input(0.67, "ms", "PostgreSQL CPU a commit costs (bench commits, 1 table)"),
-    "pg_move": Input(0.033, "ms", "PostgreSQL CPU a move costs in a group (256 tables)"),
-    "pg_fixed": Input(1.6, "/s", "transactions a process makes with no moves (lease, scan)"),
+    "pg_commit": Input(674.0, "µs", "PostgreSQL CPU a commit costs (bench commits, 1 table)"),
+    "pg_move": Input(33.0, "µs", "PostgreSQL CPU a move costs in a group (256 tables)"),
+    "pg_replica": Input(0.42, "ms", "more PostgreSQL CPU a move costs per further process"),
+    "pg_fixed": Input(0.7, "/s", "transactions a process makes with no moves (lease, scan)"),
     "commit_wait": Input(8.1, "ms", "a lone commit's wait (bench commits, 1 table, median)"),
     "pg_cores": Input(8.0, "", "assumed: PostgreSQL's cores"),
-    "pg_commits_max": Input(5000.0, "/s", "assumed: commits a second the WAL's disk flushes"),
-    "redis_move": Input(7.1, "", "Redis commands a move costs with one process"),
-    "redis_forward": Input(4.1, "", "more commands per move forwarded to another process"),
-    "redis_command": Input(0.06, "ms", "Redis CPU a command costs (--cluster 1)"),
-    "redis_fixed": Input(2.0, "/s", "Redis commands a process makes with no moves"),
-    "nginx_move": Input(0.35, "ms", "nginx CPU a move costs (its 4 frames out, 1 in)"),
+    "redis_move": Input(6.8, "", "Redis commands a move costs with one process"),
+    "redis_forward": Input(5.1, "", "more commands per move forwarded to another process"),
+    "redis_command": Input(9.3, "µs", "Redis CPU a command costs at a high rate (redis-benchmark)"),
+    "redis_fixed": Input(1.0, "/s", "Redis commands a process makes with no moves"),
+    "nginx_move": Input(0.39, "ms", "nginx CPU a move costs (3 processes; its frames in and out)"),
     "lobby_events": Input(5.0, "", "assumed: lobby changes a game makes (added … removed)"),
     "lobby_watchers": Input(0.05, "", "assumed: share of connections watching the lobby"),
+    "lobby_summary": Input(600.0, "bytes", "assumed: a table's summary in the lobby's list"),
     "frames_max": Input(20000.0, "/s", "assumed: frames a second one process sends"),
 }
 
@@ -65,12 +66,12 @@ class Load:
     server_cores: float
     commits: float
     pg_share: float  # of PostgreSQL's cores
-    commit_share: float  # of its commits a second
     redis_commands: float
     redis_share: float  # of one Redis core
     nginx_cores: float
     lobby_frames: float  # frames a second to lobby watchers, cluster-wide
     lobby_share: float  # of the processes' frame budget
+    lobby_list: float  # MB: the answer to lobby.subscribe (every running or waiting table)
 
 
 def load(tables: int, x: dict[str, float]) -> Load:
@@ -87,15 +88,18 @@ def load(tables: int, x: dict[str, float]) -> Load:
     processes = 1
     while cpu(processes) > processes * x["core_share"]:
         processes += 1
+    shown = shown_on(processes, x["seats"])
     per_process = moves / processes
     group = max(1.0, per_process * x["commit_wait"] / 1000)
     commits = moves / group + processes * x["pg_fixed"]
-    pg_cpu = commits * x["pg_commit"] / 1000 + per_move * x["pg_move"]
+    pg_cpu = (commits * x["pg_commit"] + moves * x["pg_move"]) / 1e6 + per_move * (shown - 1) * x[
+        "pg_replica"
+    ]
     forwarded = 1 - 1 / processes
     commands = (
         moves * (x["redis_move"] + forwarded * x["redis_forward"]) + processes * x["redis_fixed"]
     )
-    redis_cpu = commands * x["redis_command"] / 1000
+    redis_cpu = commands * x["redis_command"] / 1e6
     games = moves / x["moves_per_game"]
     watchers = tables * x["seats"] * x["lobby_watchers"]
     lobby_frames = games * x["lobby_events"] * watchers
@@ -106,12 +110,12 @@ def load(tables: int, x: dict[str, float]) -> Load:
         server_cores=cpu(processes),
         commits=commits,
         pg_share=pg_cpu / x["pg_cores"],
-        commit_share=commits / x["pg_commits_max"],
         redis_commands=commands,
         redis_share=redis_cpu,
         nginx_cores=per_move * x["nginx_move"],
         lobby_frames=lobby_frames,
         lobby_share=lobby_frames / (processes * x["frames_max"]),
+        lobby_list=tables * x["lobby_summary"] / 1e6,
     )
 
 
@@ -153,12 +157,12 @@ def lines(loads: list[Load]) -> list[str]:
         ("their CPU (cores)", lambda o: f"{o.server_cores:,.1f}"),
         ("PostgreSQL commits a second", lambda o: f"{o.commits:,.0f}"),
         ("PostgreSQL: share of its cores", lambda o: f"{o.pg_share:.0%}"),
-        ("PostgreSQL: share of its commit rate", lambda o: f"{o.commit_share:.0%}"),
         ("Redis commands a second", lambda o: f"{o.redis_commands:,.0f}"),
         ("Redis: share of its one core", lambda o: f"{o.redis_share:.0%}"),
         ("nginx (cores)", lambda o: f"{o.nginx_cores:.1f}"),
         ("lobby frames a second", lambda o: f"{o.lobby_frames:,.0f}"),
         ("lobby: share of the processes' frames", lambda o: f"{o.lobby_share:.0%}"),
+        ("lobby.subscribe's answer (MB)", lambda o: f"{o.lobby_list:,.0f}"),
     ]
     out = ["| | " + " | ".join(f"{o.tables:,} tables" for o in loads) + " |"]
     out.append("| --- |" + " --- |" * len(loads))

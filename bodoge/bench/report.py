@@ -115,7 +115,7 @@ def report(outcome: Outcome, indent: str = "  ") -> None:
             "of one core"
         )
     if outcome.costs is not None:
-        lines += cost_lines(outcome.costs, moves, outcome.wall)
+        lines += cost_lines(outcome.costs, moves, outcome.wall, outcome.cpu)
     lines += _gc_lines(outcome.before, outcome.after)
     lines += _kill_lines(outcome)
     errors = sum(s.errors for s in stats)

@@ -56,7 +56,8 @@ def test_a_cluster_run_prints_what_its_moves_cost_postgresql_redis_and_nginx() -
     costs = re.search(
         r"per 1,000 moves: (\d+) group commits \(the processes' writers\); PostgreSQL "
         r"(\d+) transactions \(reads too\), its backends' CPU ([\d.]+) s; "
-        r"nginx CPU ([\d.]+) s\n\s+Redis (\d+) commands \((.*)\), CPU ([\d.]+) s",
+        r"nginx CPU ([\d.]+) s; server CPU [\d.]+ s\n"
+        r"\s+Redis (\d+) commands \((.*)\), CPU ([\d.]+) s",
         out,
     )
     assert costs, out
