@@ -59,6 +59,8 @@ class Costs:
     pg_cpu: float | None  # None: the backends' /proc could not be read
     nginx_cpu: float
     shared_redis: bool
+    #: Whether nginx was in front (``--direct``: not).
+    nginx: bool = True
 
     @property
     def redis_commands(self) -> int:
@@ -159,7 +161,7 @@ async def pg_figures(dsn: str, database: str) -> tuple[int, dict[int, float]]:
     return int(commits or 0), {row["pid"]: cpu_seconds(row["pid"]) for row in rows}
 
 
-def costs(before: Snapshot, after: Snapshot, *, shared_redis: bool) -> Costs:
+def costs(before: Snapshot, after: Snapshot, *, shared_redis: bool, nginx: bool) -> Costs:
     calls = {
         name: n - before.redis_calls.get(name, 0)
         for name, n in after.redis_calls.items()
@@ -184,6 +186,7 @@ def costs(before: Snapshot, after: Snapshot, *, shared_redis: bool) -> Costs:
         pg_cpu=pg_cpu if pg_cpu > 0 else None,
         nginx_cpu=after.nginx_cpu - before.nginx_cpu,
         shared_redis=shared_redis,
+        nginx=nginx,
     )
 
 
@@ -207,8 +210,9 @@ def cost_lines(spent: Costs, moves: int, seconds: float, server_cpu: float) -> l
         lines += [
             f"{label}: {spent.group_commits * k:.0f} group commits (the processes' writers); "
             f"PostgreSQL {spent.pg_commits * k:.0f} transactions (reads too), its backends' "
-            f"CPU {cpu(spent.pg_cpu)}; nginx CPU {cpu(spent.nginx_cpu)}; "
-            f"server CPU {cpu(server_cpu)}",
+            f"CPU {cpu(spent.pg_cpu)}; "
+            + (f"nginx CPU {cpu(spent.nginx_cpu)}; " if spent.nginx else "")
+            + f"server CPU {cpu(server_cpu)}",
             f"  Redis {spent.redis_commands * k:.0f} commands ({each}), CPU "
             f"{cpu(spent.redis_cpu)}, {spent.redis_bytes[0] * k / 1024:.0f} KiB in, "
             f"{spent.redis_bytes[1] * k / 1024:.0f} KiB out{shared}",

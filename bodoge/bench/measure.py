@@ -205,7 +205,8 @@ def _play(
             outcome.nginx_cpu = tree_cpu(outcome.nginx_pid) - nginx_start
         if probe is not None and counters is not None:
             shared = not getattr(args, "own_redis", False)
-            outcome.costs = costs(counters, probe(outcome.nginx_pid), shared_redis=shared)
+            after = probe(outcome.nginx_pid)
+            outcome.costs = costs(counters, after, shared_redis=shared, nginx=nginx is not None)
         for pid, url, before in zip(pids or [0], direct, befores, strict=False):
             if outcome.killed is None or pid != outcome.killed.pid:
                 outcome.before, outcome.after = before, server_stats(url)

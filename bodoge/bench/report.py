@@ -221,5 +221,6 @@ def _cost_columns(outcome: Outcome) -> str:
     return (
         f"{spent.group_commits / moves:16.2f}  {spent.pg_commits / moves:8.2f}  "
         f"{spent.redis_commands / moves:14.1f}   "
-        f"{pg:>20}  {spent.redis_cpu / moves * 1000:5.2f}  {spent.nginx_cpu / moves * 1000:5.2f}"
+        f"{pg:>20}  {spent.redis_cpu / moves * 1000:5.2f}  "
+        + (f"{spent.nginx_cpu / moves * 1000:5.2f}" if spent.nginx else "    -")
     )
