@@ -74,6 +74,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "its tables over when it dies (default %(default)s)",
     )
     parser.add_argument(
+        "--gc-sweep-above",
+        type=int,
+        default=None,
+        metavar="MIB",
+        help="run a full collector pass (a pause as long as the heap is big) when the process "
+        "holds more than MIB MiB, to free garbage in reference cycles (default: never)",
+    )
+    parser.add_argument(
         "--bot-delay",
         type=float,
         default=None,
@@ -429,6 +437,7 @@ def serve(args: argparse.Namespace) -> int:
         redis_namespace=args.redis_namespace,
         lease_seconds=args.lease,
         public_origins=tuple(args.public_origin),
+        gc_sweep_above=None if args.gc_sweep_above is None else args.gc_sweep_above * 2**20,
     )
     app = create_app(config, on_ready=ready)
     server = uvicorn.Server(

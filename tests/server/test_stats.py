@@ -13,7 +13,8 @@ import httpx
 import pytest
 
 from bodoge.bench.moves import pick_move
-from bodoge.server.runtime.stats import KEPT, GcPauses
+from bodoge.server.runtime.stats import KEPT, PAUSE_BOUNDS_MS, GcPauses
+from bodoge.server.services import collector as collector_module
 from bodoge.server.services.collector import Collector
 from tests.support.client import Client
 from tests.support.live_server import LiveServer
@@ -112,3 +113,65 @@ def test_the_last_long_pauses_are_kept_oldest_first() -> None:
     kept = pauses.long_pauses
     assert len(kept) == KEPT and kept[0][0] == 5.0 and kept[-1][0] == KEPT + 4.0
     assert pauses.to_json()["long_pauses"][0] == [5.0, 0, 2.0, 1.0]
+
+
+async def test_a_process_that_grows_is_never_swept_by_itself(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """More tables and people make the heap bigger, and a full pass over it longer: growing
+    is no reason for one (it would pause every table for a second at 2,000 tables)."""
+    resident = [100 * 2**20]
+    monkeypatch.setattr(collector_module, "resident_bytes", lambda: resident[0])
+    monkeypatch.setattr(collector_module, "CHECK_SECONDS", 0.01)
+    collector = Collector()
+    collector.start()
+    try:
+        for _ in range(5):
+            resident[0] *= 4  # far past any growth rule
+            await asyncio.sleep(0.03)
+        assert collector.sweeps == 0 and collector.sweep_at() is None
+    finally:
+        collector.stop()
+        gc.unfreeze()
+
+
+async def test_a_sweep_runs_above_the_operators_limit_and_again_only_after_growth(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    resident = [100 * 2**20]
+    monkeypatch.setattr(collector_module, "resident_bytes", lambda: resident[0])
+    monkeypatch.setattr(collector_module, "CHECK_SECONDS", 0.01)
+    collector = Collector()
+    collector.start(sweep_above=150 * 2**20)
+    try:
+        await asyncio.sleep(0.05)
+        assert collector.sweeps == 0  # under the limit
+        resident[0] = 160 * 2**20
+        await asyncio.sleep(0.05)
+        assert collector.sweeps == 1  # over it: once, not at every look
+        resident[0] = 250 * 2**20  # half as much again as after that sweep
+        await asyncio.sleep(0.05)
+        assert collector.sweeps == 2
+        assert collector.to_json()["sweep_above"] == 150 * 2**20
+    finally:
+        collector.stop()
+        gc.unfreeze()
+
+
+def test_every_pass_lands_in_the_pause_histogram_by_wall_and_cpu_time() -> None:
+    pauses = GcPauses()
+    info = {"generation": 0, "collected": 0, "uncollectable": 0}
+    for ms in (0.2, 3.0, 30.0, 700.0):
+        pauses._callback("start", info)
+        pauses._began -= ms / 1e3  # as if the pass had taken that long
+        pauses._callback("stop", info)
+    histogram = pauses.to_json()["histogram"]
+    assert histogram["bounds_ms"] == list(PAUSE_BOUNDS_MS)
+    wall = histogram["wall"]
+    assert sum(wall) == 4 and len(wall) == len(PAUSE_BOUNDS_MS) + 1
+    assert wall[0] == 1  # under 1 ms
+    assert wall[PAUSE_BOUNDS_MS.index(5)] == 1  # 2-5 ms
+    assert wall[PAUSE_BOUNDS_MS.index(50)] == 1  # 20-50 ms
+    assert wall[-1] == 1  # beyond 500 ms
+    assert sum(histogram["cpu"]) == 4  # no CPU was spent: all under 1 ms
+    assert histogram["cpu"][0] == 4

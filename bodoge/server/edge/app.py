@@ -48,7 +48,7 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
         app.state.server = server
         # Keep the collector's long passes away from the tables
         # (bodoge/server/services/collector.py).
-        COLLECTOR.start()
+        COLLECTOR.start(config.gc_sweep_above)
         GC.install()
         if on_ready is not None:
             on_ready()

@@ -122,6 +122,9 @@ class ServerConfig:
     #: The origins browsers reach the server at behind a proxy (``https://games.example.org``),
     #: accepted besides a request's own (bodoge/server/edge/origins.py).
     public_origins: tuple[str, ...] = ()
+    #: Resident bytes over which the collector sweeps (one full pass: a pause as long as the
+    #: heap is big; ``bodoge/server/services/collector.py``); ``None``: it never does.
+    gc_sweep_above: int | None = None
     #: The games to offer; ``None``: every registered game.
     games: Mapping[str, Game[Any, Any, Any]] | None = None
 

@@ -12,13 +12,14 @@ Two parts:
 >>> counters.connections_open, counters.moves
 (0, 0)
 >>> sorted(GcPauses().to_json())
-['generations', 'long_pauses', 'threshold']
+['generations', 'histogram', 'long_pauses', 'threshold']
 """
 
 from __future__ import annotations
 
 import gc
 import time
+from bisect import bisect_left
 from collections import Counter as CounterOf
 from collections.abc import Callable
 
@@ -27,6 +28,8 @@ from bodoge.core.values import JSON
 #: Pauses at least this long (seconds) are kept one by one, the last :data:`KEPT` of them.
 LONG_PAUSE = 0.001
 KEPT = 1000
+#: The upper bounds (ms) of the pause histogram's buckets; the last bucket is beyond them.
+PAUSE_BOUNDS_MS = (1, 2, 5, 10, 20, 50, 100, 200, 500)
 
 #: When this process started measuring, for the times of the pauses.
 STARTED = time.monotonic()
@@ -52,6 +55,10 @@ class GcPauses:
         self._pauses: list[tuple[float, int, float, float] | None] = [None] * KEPT
         self._written = 0
         self._began = self._began_cpu = 0.0
+        #: Every pass counted in a bucket of :data:`PAUSE_BOUNDS_MS`, by its wall-clock time
+        #: and by its CPU time (the one a busy machine does not inflate).
+        self.wall_buckets = [0] * (len(PAUSE_BOUNDS_MS) + 1)
+        self.cpu_buckets = [0] * (len(PAUSE_BOUNDS_MS) + 1)
 
     def install(self) -> None:
         if self._callback not in gc.callbacks:
@@ -76,6 +83,8 @@ class GcPauses:
         self.cpu_seconds[generation] += cpu
         if took > self.longest[generation]:
             self.longest[generation] = took
+        self.wall_buckets[bisect_left(PAUSE_BOUNDS_MS, took * 1e3)] += 1
+        self.cpu_buckets[bisect_left(PAUSE_BOUNDS_MS, cpu * 1e3)] += 1
         if took >= LONG_PAUSE:
             self._pauses[self._written % KEPT] = (uptime(), generation, took, cpu)
             self._written += 1
@@ -101,6 +110,11 @@ class GcPauses:
                 }
                 for g in range(3)
             ],
+            "histogram": {
+                "bounds_ms": list(PAUSE_BOUNDS_MS),
+                "wall": self.wall_buckets[:],
+                "cpu": self.cpu_buckets[:],
+            },
             "long_pauses": [
                 [round(at, 3), g, round(took * 1e3, 3), round(cpu * 1e3, 3)]
                 for at, g, took, cpu in pauses
