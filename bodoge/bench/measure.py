@@ -46,6 +46,9 @@ class Outcome:
     wall: float = 0.0
     peak_kib: int = 0
     rss_kib: int = 0
+    #: The servers' resident memory once started, before any client (KiB, all together).
+    idle_kib: int = 0
+    tables: int = 0
     #: ``/api/stats`` at the start and the end of the window (``None``: not served).
     before: dict[str, JSON] | None = None
     after: dict[str, JSON] | None = None
@@ -83,6 +86,7 @@ def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
     nginx: subprocess.Popen[bytes] | None = None
     redis: subprocess.Popen[bytes] | None = None
     probe: Callable[[int], Snapshot] | None = None
+    idle_kib = 0
     try:
         if args.url:
             urls = [args.url]
@@ -103,6 +107,7 @@ def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
                 server, url = start_server(data / f"p{i}", tree or HERE, extra)
                 servers.append(server)
                 urls.append(url)
+                idle_kib += proc_status(server.pid, "VmRSS")
                 # The server's output would fill the pipe: drain it in the background.
                 output = server.stdout
                 assert output is not None
@@ -114,6 +119,7 @@ def measure(args: argparse.Namespace, tree: Path | None) -> Outcome:
             nginx, balancer = start_nginx(data / "nginx", urls, 2 * args.tables * args.players)
             clients = [balancer]
         outcome = _play(args, clients, urls, [server.pid for server in servers], nginx, probe)
+        outcome.idle_kib = idle_kib
         if database is not None:
             acked = [a for s in outcome.stats for a in s.acked]
             url = sqlalchemy_url(args.cluster_pg, database)
@@ -176,6 +182,7 @@ def _play(
         go.set()
         time.sleep(warm_up)
         outcome = Outcome([], args.duration, pids[0] if pids else 0, args.players, pids)
+        outcome.tables = args.tables
         outcome.nginx_pid = nginx.pid if nginx is not None else 0
         # The collector's figures are those of one process that lives to the end.
         befores = [server_stats(url) for url in direct]

@@ -63,7 +63,45 @@ def _gc_lines(before: dict[str, JSON] | None, after: dict[str, JSON] | None) -> 
         f"  {total:.0f} ms in all, {cpu:.0f} ms of CPU "
         f"({total / 10 / max(1e-9, end - start):.1f}% of the time): {', '.join(parts)}",
         f"  ({policy}; longest pause since start-up {since:.1f} ms)",
+        *_histogram_lines(before["gc"], after["gc"]),
     ]
+
+
+def _histogram_lines(before: dict[str, JSON], after: dict[str, JSON]) -> list[str]:
+    """Every pass of the window by its length: wall-clock time, and CPU time (which other
+    processes on a busy machine do not lengthen)."""
+    if "histogram" not in after:
+        return []
+    bounds = after["histogram"]["bounds_ms"]
+    labels = [f"<{bounds[0]}"]
+    labels += [f"{low}-{high}" for low, high in zip(bounds, bounds[1:], strict=False)]
+    labels.append(f">{bounds[-1]}")
+    lines = []
+    for kind in ("wall", "cpu"):
+        counts = [
+            new - old
+            for new, old in zip(after["histogram"][kind], before["histogram"][kind], strict=True)
+        ]
+        shown = [f"{label} ms: {n}" for label, n in zip(labels, counts, strict=True) if n]
+        lines.append(f"  pauses by {kind} time: {', '.join(shown) or 'none'}")
+    return lines
+
+
+def _memory_lines(outcome: Outcome, clients: int) -> list[str]:
+    """What each connected player costs the server: the memory it holds beyond what it held
+    idle (started, no client), per connection and per table."""
+    if not outcome.idle_kib or not clients:
+        return []
+    held = (outcome.rss_kib - outcome.idle_kib) * 1024
+    line = (
+        f"server memory per player: {held / clients / 1024:.1f} KiB per connection "
+        f"(with its share of a table), {held / max(1, outcome.tables) / 1024:.1f} KiB per table "
+        f"(over {outcome.idle_kib / 1024:.0f} MiB idle)"
+    )
+    gc_after = outcome.after.get("gc") if outcome.after else None
+    if isinstance(gc_after, dict) and "frozen" in gc_after and len(outcome.pids) == 1:
+        line += f"; {gc_after['frozen'] / clients:.0f} frozen objects per connection"
+    return [line]
 
 
 def report(outcome: Outcome, indent: str = "  ") -> None:
@@ -109,6 +147,7 @@ def report(outcome: Outcome, indent: str = "  ") -> None:
             f"server memory: peak (VmHWM) {outcome.peak_kib / 1024:.0f} MiB, "
             f"now {outcome.rss_kib / 1024:.0f} MiB"
         )
+        lines += _memory_lines(outcome, sum(s.clients for s in stats))
     if outcome.nginx_pid:
         lines.append(
             f"nginx (load balancer) CPU: {outcome.nginx_cpu / max(1e-9, outcome.wall) * 100:.0f}% "

@@ -704,7 +704,6 @@ def _visitor(server: Server, address: str) -> Tab:
     """A tab from a client address (counted against the rates per address)."""
     tab = Tab(server)
     tab.conn = server.connect(tab.transport, address)
-    tab.conn.start()
     return tab
 
 

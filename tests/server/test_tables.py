@@ -53,7 +53,6 @@ class Tab:
     def __init__(self, server: Server) -> None:
         self.transport = FakeTransport()
         self.conn = server.connect(self.transport)
-        self.conn.start()
         self._ids = itertools.count(1)
         self.player: dict[str, JSON] = {}
 

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -123,8 +124,11 @@ class Connection:
         self.token_hash: str | None = None
         self.opened: set[str] = set()
         self.closing = False
-        # ``None`` in the outbox: stop writing (the connection is closing).
-        self._outbox: asyncio.Queue[str | None] = asyncio.Queue(self.limits.outbox)
+        # The frames not sent yet, and the task sending them: both only while there are
+        # some.  Most connections are idle most of the time (a player thinking, a lobby
+        # watcher), and a queue and a task waiting on it for each would be most of what an
+        # idle connection costs (about 3 KiB, a dozen objects the collector tracks).
+        self._outbox: deque[str] | None = None
         self._writer: asyncio.Task[None] | None = None
         self._closer: asyncio.Task[None] | None = None
         self._tokens = float(self.limits.burst)
@@ -145,11 +149,16 @@ class Connection:
         """Queue a frame; a client too far behind is dropped, never waited for."""
         if self.closing:
             return
-        try:
-            self._outbox.put_nowait(text)
-        except asyncio.QueueFull:
+        outbox = self._outbox
+        if outbox is None:
+            outbox = self._outbox = deque()
+        elif len(outbox) >= self.limits.outbox:
             log.info("dropping a slow client (player %s)", self.player_id)
             self.kick(4009)
+            return
+        outbox.append(text)
+        if self._writer is None:
+            self._writer = asyncio.get_running_loop().create_task(self._write())
 
     def send(self, message: dict[str, JSON]) -> None:
         self.send_text(encode(message))
@@ -169,17 +178,21 @@ class Connection:
         reply = self.reply_to(req, request_id)
         reply({"type": "error", "code": code, "message": message[:300]})
 
-    async def _write_loop(self) -> None:
+    async def _write(self) -> None:
+        """Send what is queued, then end (the next frame starts a new writer)."""
+        outbox = self._outbox
         try:
-            while True:
-                text = await self._outbox.get()
-                if text is None:
-                    return
-                await self.transport.send(text)
+            while outbox:
+                await self.transport.send(outbox.popleft())
         except asyncio.CancelledError:
             raise
         except Exception:  # the socket is gone; the reader will notice
             self.closing = True
+        finally:
+            if self._writer is asyncio.current_task():
+                self._writer = None
+            if self._outbox is outbox and not outbox:
+                self._outbox = None
 
     def kick(self, code: int, *, flush: bool = False) -> None:
         """Close the connection from the server's side (flood, too slow).
@@ -190,17 +203,15 @@ class Connection:
             return
         self.closing = True
         writer = self._writer
-        if flush and writer is not None and not writer.done():
-            try:
-                self._outbox.put_nowait(None)
-            except asyncio.QueueFull:
-                writer.cancel()
-        elif writer is not None:
+        if writer is not None and not flush:
+            # Let go of it: a cancelled task keeps its CancelledError, whose traceback holds
+            # the writer's frame and so this connection (a cycle only the collector frees).
+            self._writer = self._outbox = None
             writer.cancel()
-        self._closer = asyncio.create_task(self._close_transport(code))
+        # Flushing, the writer sends what is queued (nothing more: the connection is closing).
+        self._closer = asyncio.create_task(self._close_transport(code, writer if flush else None))
 
-    async def _close_transport(self, code: int) -> None:
-        writer = self._writer
+    async def _close_transport(self, code: int, writer: asyncio.Task[None] | None) -> None:
         if writer is not None:
             try:
                 await asyncio.wait_for(asyncio.shield(writer), 5)
@@ -215,14 +226,8 @@ class Connection:
 
     # --- the read loop -----------------------------------------------------------
 
-    def start(self) -> None:
-        """Start sending (:meth:`run` does it; tests that feed frames call it themselves)."""
-        if self._writer is None:
-            self._writer = asyncio.create_task(self._write_loop())
-
     async def run(self, receive: Callable[[], Awaitable[Frame]]) -> None:
         """Serve one connection until the client goes (``receive`` returns ``None``)."""
-        self.start()
         if self.address is not None:
             if self.desk.admission.enter_address(self.address):
                 self._admitted = True
@@ -311,7 +316,7 @@ class Connection:
         self._gone = self.closing = True
         # Let go of the writer: a cancelled task keeps its CancelledError, whose traceback
         # holds the writer's frame and so this connection (a cycle only the collector frees).
-        writer, self._writer = self._writer, None
+        writer, self._writer, self._outbox = self._writer, None, None
         if writer is not None:
             writer.cancel()
         if self._admitted and self.address is not None:
