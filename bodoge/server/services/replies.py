@@ -27,7 +27,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 import orjson
@@ -84,11 +84,12 @@ REMEMBERED = frozenset(
 )
 
 
-@dataclass
-class _Entry:
-    request: str
-    reply: asyncio.Future[dict[str, JSON]]
-    at: float
+#: A remembered request: its text, its reply (the future while it is being handled, then the
+#: reply as JSON text) and when it came.  A server remembers tens of thousands of these; once
+#: answered an entry is a plain tuple of two strings and a number, which the collector stops
+#: tracking: no pass walks it nor freezes it, and it is a few hundred bytes instead of an
+#: object holding a future holding a dict.
+_Entry = tuple[str, "asyncio.Future[dict[str, JSON]] | str", float]
 
 
 class Notes(Protocol):
@@ -139,7 +140,7 @@ class RecentReplies:
         if not new or shared is None:
             return future, new
         request_id = orjson.dumps(request["id"]).decode()
-        text = self._entries[(player_id, request_id)].request
+        text = self._entries[(player_id, request_id)][0]
         note: dict[str, JSON] = {"request": text, "process": self._process}
         try:
             reply = await self._noted(shared, player_id, request_id, note)
@@ -225,24 +226,39 @@ class RecentReplies:
         key = (player_id, orjson.dumps(request["id"]).decode())
         text = orjson.dumps(request, option=orjson.OPT_SORT_KEYS).decode()
         entry = self._entries.get(key)
-        if entry is not None and entry.request == text:
-            return entry.reply, False
-        future: asyncio.Future[dict[str, JSON]] = asyncio.get_running_loop().create_future()
-        self._entries[key] = _Entry(text, future, time.monotonic())
+        loop = asyncio.get_running_loop()
+        if entry is not None and entry[0] == text:
+            reply = entry[1]
+            if isinstance(reply, str):
+                answered: asyncio.Future[dict[str, JSON]] = loop.create_future()
+                answered.set_result(orjson.loads(reply))
+                return answered, False
+            return reply, False
+        future: asyncio.Future[dict[str, JSON]] = loop.create_future()
+        self._entries[key] = (text, future, time.monotonic())
         self._entries.move_to_end(key)
+        future.add_done_callback(partial(self._answered, key))
         return future, True
+
+    def _answered(self, key: tuple[str, str], future: asyncio.Future[dict[str, JSON]]) -> None:
+        """Keep the reply as text, and let go of the future."""
+        entry = self._entries.get(key)
+        if entry is None or entry[1] is not future or future.cancelled():
+            return
+        self._entries[key] = (entry[0], orjson.dumps(future.result()).decode(), entry[2])
 
     def forget(self, player_id: str, request_id: JSON, reply: dict[str, JSON]) -> None:
         """Run the request again if it comes again; whoever waits for it now gets ``reply``."""
         entry = self._entries.pop((player_id, orjson.dumps(request_id).decode()), None)
-        if entry is not None and not entry.reply.done():
-            entry.reply.set_result(reply)
+        pending = entry[1] if entry is not None else None
+        if isinstance(pending, asyncio.Future) and not pending.done():
+            pending.set_result(reply)
 
     def _expire(self) -> None:
         oldest = time.monotonic() - self.seconds
         while self._entries:
             key, entry = next(iter(self._entries.items()))
-            if entry.at >= oldest and len(self._entries) < self.size:
+            if entry[2] >= oldest and len(self._entries) < self.size:
                 break
             del self._entries[key]
 
