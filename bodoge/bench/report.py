@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
+from itertools import pairwise
 
 from bodoge.bench.backends import cost_lines
 from bodoge.bench.kill import CLAIM_POLL, takeover_times
@@ -74,7 +75,7 @@ def _histogram_lines(before: dict[str, JSON], after: dict[str, JSON]) -> list[st
         return []
     bounds = after["histogram"]["bounds_ms"]
     labels = [f"<{bounds[0]}"]
-    labels += [f"{low}-{high}" for low, high in zip(bounds, bounds[1:], strict=False)]
+    labels += [f"{low}-{high}" for low, high in pairwise(bounds)]
     labels.append(f">{bounds[-1]}")
     lines = []
     for kind in ("wall", "cpu"):

@@ -168,6 +168,7 @@ class Server:
             return
         self._stopped = True
         await self.tables.close()  # and with them the sweep
+        self.lobby.close()
         if self.cluster is not None:
             await self.cluster.stop()  # the others take this process's running tables over
         await self.bots.close()

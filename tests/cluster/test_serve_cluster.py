@@ -36,6 +36,7 @@ from bodoge.store import Fenced, MoveRecord, SeatRecord, TableRecord
 from bodoge.store.sql import SqlStore
 from tests.games.relay.game import RelayGame
 from tests.server.test_tables import Tab
+from tests.support.lobby import gone, shown
 from tests.support.services import PostgresServer, RedisServer
 
 Make = Callable[..., Any]
@@ -293,8 +294,8 @@ async def test_every_lobby_lists_every_open_table_of_the_cluster(make_node: Make
     listed = await watcher.ok("lobby.subscribe")
     assert listed["tables"] == []
     table = (await host.ok("table.create", game="relay", options={"players": 2}))["table"]
-    new = await watcher.wait(lambda m: m.get("type") == "lobby.table")
-    assert new["table"]["id"] == table and new["table"]["host"] == host.player["id"]
+    new = shown(await watcher.wait(lambda m: shown(m, table) is not None), table)
+    assert new is not None and new["host"] == host.player["id"]
     # A process that starts later asks the others for their tables.
     c = await make_node()
     (late,) = await _players(c, 1)
@@ -310,14 +311,15 @@ async def test_every_lobby_lists_every_open_table_of_the_cluster(make_node: Make
     await watcher.ok("table.join", table=table)
 
     def seated(m: dict[str, Any]) -> bool:
-        return m.get("type") == "lobby.table" and m["table"]["seats"][1]["kind"] == "human"
+        summary = shown(m, table)
+        return summary is not None and summary["seats"][1]["kind"] == "human"
 
     for tab in (watcher, late):
         await tab.wait(seated)
     await watcher.ok("table.leave", table=table)
     await host.ok("table.leave", table=table)  # the last person left: the table is deleted
     for tab in (watcher, late):
-        await tab.wait(lambda m: m.get("type") == "lobby.removed" and m["table"] == table)
+        await tab.wait(lambda m: gone(m, table))
     assert (await late.ok("lobby.subscribe"))["tables"] == []
 
 

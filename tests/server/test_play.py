@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import random
+from typing import Any
 
 import pytest
 
 from tests.server.tagiron_play import Truth, history, leaks, play_seat
 from tests.support.client import Client
 from tests.support.live_server import LiveServer
+from tests.support.lobby import gone, shown
 
 
 def _numbers(client: Client, table: str) -> list[int]:
@@ -78,16 +80,19 @@ async def test_the_lobby_is_live_updated(live_server: LiveServer) -> None:
     lobby = await watcher.ok("lobby.subscribe")
     assert lobby["type"] == "lobby"
     table = (await ann.ok("table.create", game="tagiron", options={"players": 3}))["table"]
-    listed = await watcher.wait_type("lobby.table")
-    assert listed["table"]["id"] == table
-    assert [s["kind"] for s in listed["table"]["seats"]] == ["human", "empty", "empty"]
+    summary = shown(await watcher.wait_type("lobby.update"), table)
+    assert summary is not None
+    assert [s["kind"] for s in summary["seats"]] == ["human", "empty", "empty"]
     await ann.ok("table.add_bot", table=table, seat=2, level="easy")
-    listed = await watcher.wait_for(
-        lambda m: m["type"] == "lobby.table" and m["table"]["seats"][2]["kind"] == "bot"
-    )
-    assert listed["table"]["seats"][2]["level"] == "easy"
+
+    def with_bot(m: dict[str, Any]) -> bool:
+        summary = shown(m, table)
+        return summary is not None and summary["seats"][2]["kind"] == "bot"
+
+    summary = shown(await watcher.wait_for(with_bot), table)
+    assert summary is not None and summary["seats"][2]["level"] == "easy"
     await ann.ok("table.leave", table=table)  # the last person leaves: the table goes
-    assert (await watcher.wait_type("lobby.removed"))["table"] == table
+    await watcher.wait_for(lambda m: gone(m, table))
     assert (await ann.request("table.open", table=table))["code"] == "unknown_table"
     again = await watcher.ok("lobby.subscribe")
     assert table not in [t["id"] for t in again["tables"]]

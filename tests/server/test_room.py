@@ -17,6 +17,7 @@ from tests.server.tagiron_play import play_seat
 from tests.server.test_tables import Tab, _relay, _tabs, make_server, server
 from tests.support.client import Client
 from tests.support.live_server import LiveServer
+from tests.support.lobby import gone, shown
 
 __all__ = ["make_server", "server"]  # fixtures
 
@@ -391,17 +392,17 @@ async def test_a_full_waiting_table_whose_people_are_gone_is_not_listed(
     host, guest, watcher = await _tabs(server, 3)
     await watcher.ok("lobby.subscribe")
     table = (await host.ok("table.create", game="relay", options={"players": 2}))["table"]
-    await watcher.wait(lambda m: m["type"] == "lobby.table" and m["table"]["id"] == table)
+    await watcher.wait(lambda m: shown(m, table) is not None)
     await guest.ok("table.join", table=table)  # full; its people are connected: listed
     await watcher.wait(
-        lambda m: m["type"] == "lobby.table" and m["table"]["seats"][1]["kind"] == "human"
+        lambda m: (shown(m, table) or {"seats": [{}, {}]})["seats"][1].get("kind") == "human"
     )
     await guest.conn.gone()
     await host.ok("table.open", table=table)
     await host.ok("table.close", table=table)
     assert table in [t["id"] for t in (await watcher.ok("lobby.subscribe"))["tables"]]
     await host.conn.gone()  # nobody left to start it, and no seat to take
-    await watcher.wait(lambda m: m == {"type": "lobby.removed", "table": table})
+    await watcher.wait(lambda m: gone(m, table))
     assert table not in [t["id"] for t in (await watcher.ok("lobby.subscribe"))["tables"]]
     # Someone else opening it (a spectator) does not list it: nobody there may start it.
     back = Tab(server)

@@ -355,7 +355,10 @@ def test_the_checker_accepts_a_good_snapshot_and_patch() -> None:
         ('{"type": "pong", "id": 1.0}', "pong: at $.id"),
         ('{"type": "pong", "id": NaN}', "not JSON"),
         ('{"type": "error", "code": "oops", "message": "x"}', "error: at $.code"),
-        ('{"type": "lobby.removed", "table": "t_x1"}', "lobby.removed: at $.table"),
+        (
+            '{"type": "lobby.update", "version": 1, "tables": [], "removed": ["t_x1"]}',
+            "lobby.update: at $.removed[0]",
+        ),
         (b"{}", "a binary frame"),
     ],
 )

@@ -27,6 +27,7 @@ from bodoge.store import Store, open_store, sqlite_url
 from bodoge.store.sql import SqlStore
 from tests.games.relay.game import RelayGame
 from tests.support.follow import Follower
+from tests.support.lobby import gone, shown
 
 
 class FakeTransport:
@@ -331,12 +332,12 @@ async def test_a_running_table_nobody_watches_leaves_memory_and_comes_back(
         await tab.ok("table.close", table=table)
     await asyncio.sleep(0.6)
     assert table not in server.tables.live
-    await watcher.wait(lambda m: m == {"type": "lobby.removed", "table": table})
+    await watcher.wait(lambda m: gone(m, table))
     # Opening it brings it back from its history, exactly as it was, and play goes on.
     again = await tabs[1].ok("table.open", table=table)
     for key in ("n", "view", "to_act", "may_act", "deadlines", "clock", "result"):
         assert again[key] == before[key], key
-    await watcher.wait(lambda m: m.get("type") == "lobby.table" and m["table"]["id"] == table)
+    await watcher.wait(lambda m: shown(m, table) is not None)
     await tabs[1].ok("move", table=table, move={"type": "vote", "ok": True})
 
 
@@ -362,7 +363,7 @@ async def test_a_waiting_table_whose_players_are_gone_leaves_the_lobby(
     await asyncio.sleep(0.5)
     assert table in server.tables.live  # its host is here
     await host.conn.gone()
-    await watcher.wait(lambda m: m == {"type": "lobby.removed", "table": table}, timeout=3)
+    await watcher.wait(lambda m: gone(m, table), timeout=3)
     await watcher.wait(lambda m: m == {"type": "table.removed", "table": table})
     assert await server.store.load_table(table) is None
     assert (await watcher.request("table.open", table=table))["code"] == "unknown_table"

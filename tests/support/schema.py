@@ -189,11 +189,9 @@ class FrameChecker:
         if found:
             return found
         kind = message["type"]
-        if kind == "lobby":
+        if kind in ("lobby", "lobby.update"):
             for summary in message["tables"]:
                 TABLE_GAMES[summary["id"]] = summary["game"]
-        elif kind == "lobby.table":
-            TABLE_GAMES[message["table"]["id"]] = message["table"]["game"]
         elif kind == "table":
             return self._snapshot(message)
         elif kind == "event":

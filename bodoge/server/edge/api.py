@@ -48,7 +48,10 @@ async def stats(server: Server, request: Request) -> Response:
     await server.count_decks()
     collector = {**GC.to_json(), **COLLECTOR.to_json()}
     live = len(server.tables.live)
-    return JSONResponse({**server.counters.to_json(), "tables": live, "gc": collector})
+    lobby = server.lobby.to_json()
+    return JSONResponse(
+        {**server.counters.to_json(), "tables": live, "gc": collector, "lobby": lobby}
+    )
 
 
 async def games(server: Server, request: Request) -> Response:

@@ -583,14 +583,14 @@ export function mountLobby(root, app) {
       for (const x of msg.tables) tables.set(x.id, x);
       drawList();
     }),
-    app.conn.on("lobby.table", (msg) => {
-      const x = msg.table;
-      if (x.status === "finished") tables.delete(x.id);
-      else tables.set(x.id, x);
-      drawList();
-    }),
-    app.conn.on("lobby.removed", (msg) => {
-      tables.delete(msg.table?.id ?? msg.table ?? msg.id);
+    // The lobby's changes come gathered, at most a few updates a second: each one is
+    // applied whole, then the list is drawn once.
+    app.conn.on("lobby.update", (msg) => {
+      for (const x of msg.tables) {
+        if (x.status === "finished") tables.delete(x.id);
+        else tables.set(x.id, x);
+      }
+      for (const id of msg.removed) tables.delete(id);
       drawList();
     }),
     app.conn.onReady(() => {
