@@ -9,6 +9,7 @@ import importlib
 BENCH_MODULES = (
     "bodoge.games.tagiron.bench",
     "bodoge.bench.server",
+    "bodoge.bench.lobby",
     "bodoge.bench.cli",
     "bodoge.bench.store",
     "bodoge.bench.commits",

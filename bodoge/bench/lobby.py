@@ -1,0 +1,285 @@
+"""``bodoge bench lobby``: thousands watching the lobby while tables are made at a steady rate.
+
+The bench starts ``bodoge serve``, connects ``--watchers`` WebSocket clients (in ``--procs``
+processes) that each say hello and subscribe to the lobby, then for ``--duration`` seconds
+makes ``--rate`` tables a second through a few other clients: each table is created (a
+2-player Tagiron), joined and started — three lobby changes. It prints:
+
+* the server's CPU time per lobby change, and per change and watcher;
+* the frames each watcher received per second and their size;
+* the time from a table's ``table.create`` being acknowledged to a watcher's list showing it
+  (median, p99, max), over the tables made in the window and one watcher in
+  :data:`SAMPLE` (the others only count their frames).
+
+It reads the old lobby messages (``lobby.table``, ``lobby.removed``) as well as
+``lobby.update``, so ``--checkout`` (or ``--ab OLD_PATH``) measures a server from another
+source tree the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bodoge.bench.processes import HERE, cpu_seconds, proc_status, start_server, tree_error
+from bodoge.bench.report import percentile
+
+#: One watcher in this many notes when it first saw each table (the latency sample).
+SAMPLE = 10
+
+
+def register_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("lobby", help="lobby watchers while tables are made at a steady rate")
+    parser.add_argument("--watchers", type=int, default=5000, help="clients watching the lobby")
+    parser.add_argument("--rate", type=float, default=10.0, help="tables made a second")
+    parser.add_argument("--duration", type=float, default=20.0, help="seconds measured")
+    parser.add_argument("--procs", type=int, default=2, help="watcher processes")
+    parser.add_argument("--checkout", type=Path, default=None, metavar="PATH")
+    parser.add_argument("--ab", type=Path, default=None, metavar="OLD_PATH")
+    parser.add_argument("--rounds", type=int, default=1, help="runs of each side with --ab")
+    parser.set_defaults(func=run)
+
+
+@dataclass
+class Seen:
+    """What one watcher process saw."""
+
+    watchers: int = 0
+    frames: int = 0
+    frame_bytes: int = 0
+    #: Per sampled watcher: the table ids with when (``time.monotonic()``) it first saw each.
+    first_seen: list[dict[str, float]] = field(default_factory=list)
+
+
+def _listed(message: dict[str, Any]) -> list[str]:
+    """The ids of the tables a lobby message shows (old and new protocol)."""
+    kind = message.get("type")
+    if kind == "lobby.update" or kind == "lobby":
+        return [t["id"] for t in message["tables"]]
+    if kind == "lobby.table":
+        return [message["table"]["id"]]
+    return []
+
+
+async def _connect(url: str, name: str) -> Any:
+    from websockets.asyncio.client import connect
+
+    ws = await connect(url, compression=None, max_size=2**24, open_timeout=120)
+    await ws.send(json.dumps({"type": "hello", "id": 1, "token": None, "name": name}))
+    while json.loads(await ws.recv()).get("id") != 1:
+        pass
+    return ws
+
+
+async def _watch(url: str, count: int, offset: int, ready: Any, opened: Any, closed: Any) -> Seen:
+    seen = Seen(watchers=count)
+    gate = asyncio.Semaphore(64)
+    counting = False
+    subscribed = 0
+
+    async def one(index: int) -> None:
+        async with gate:
+            ws = await _connect(url, f"w{offset + index}")
+            await ws.send(json.dumps({"type": "lobby.subscribe", "id": 2}))
+        first: dict[str, float] | None = {} if (offset + index) % SAMPLE == 0 else None
+        if first is not None:
+            seen.first_seen.append(first)
+        async for frame in ws:
+            message = json.loads(frame)
+            if message.get("type") == "lobby":
+                nonlocal subscribed
+                subscribed += 1
+            if counting and message.get("type") != "lobby":
+                seen.frames += 1
+                seen.frame_bytes += len(frame)
+            if first is not None:
+                now = time.monotonic()
+                for table_id in _listed(message):
+                    first.setdefault(table_id, now)
+
+    tasks = [asyncio.create_task(one(i)) for i in range(count)]
+    while subscribed < count:
+        await asyncio.sleep(0.1)
+    ready.release()
+    await asyncio.to_thread(opened.wait)
+    counting = True
+    await asyncio.to_thread(closed.wait)
+    counting = False
+    await asyncio.sleep(2)  # the last updates arrive
+    for task in tasks:
+        task.cancel()
+    return seen
+
+
+def _watcher_process(
+    url: str, count: int, offset: int, results: Any, ready: Any, opened: Any, closed: Any
+) -> None:
+    results.put(asyncio.run(_watch(url, count, offset, ready, opened, closed)))
+
+
+async def _make_tables(
+    url: str, rate: float, duration: float
+) -> tuple[list[tuple[str, float]], int]:
+    """``rate`` tables a second for ``duration`` seconds, each created, joined and started:
+    returns each table with when its creation was acknowledged, and the lobby changes made."""
+    hosts = [await _connect(url, f"host{i}") for i in range(8)]
+    guests = [await _connect(url, f"guest{i}") for i in range(8)]
+    ids = iter(range(100, 10**9))
+    made: list[tuple[str, float]] = []
+    changes = 0
+
+    async def request(ws: Any, type: str, **fields: Any) -> dict[str, Any]:
+        rid = next(ids)
+        await ws.send(json.dumps({"type": type, "id": rid, **fields}))
+        while True:
+            reply: dict[str, Any] = json.loads(await ws.recv())
+            if reply.get("id") == rid:
+                if reply["type"] == "error":
+                    raise RuntimeError(f"{type}: {reply}")
+                return reply
+
+    async def one(k: int) -> None:
+        nonlocal changes
+        host, guest = hosts[k % len(hosts)], guests[k % len(guests)]
+        async with locks[k % len(hosts)]:
+            reply = await request(host, "table.create", game="tagiron", options={"players": 2})
+            made.append((str(reply["table"]), time.monotonic()))
+            await request(guest, "table.join", table=reply["table"])
+            await request(host, "table.start", table=reply["table"])
+            changes += 3
+
+    locks = [asyncio.Lock() for _ in hosts]
+    started = time.monotonic()
+    tasks = []
+    k = 0
+    while time.monotonic() < started + duration:
+        tasks.append(asyncio.create_task(one(k)))
+        k += 1
+        await asyncio.sleep(max(0.0, started + k / rate - time.monotonic()))
+    await asyncio.gather(*tasks)
+    return made, changes
+
+
+@dataclass
+class Outcome:
+    watchers: int
+    duration: float
+    changes: int = 0
+    cpu: float = 0.0
+    frames: int = 0
+    frame_bytes: int = 0
+    latencies: list[float] = field(default_factory=list)
+    missed: int = 0
+    peak_kib: int = 0
+
+
+def measure(args: argparse.Namespace, tree: Path) -> Outcome:
+    from bodoge.server.cli import raise_file_limit
+
+    raise_file_limit()
+    data = Path(tempfile.mkdtemp(prefix="bodoge-bench-lobby-"))
+    server, url = start_server(data, tree)
+    output = server.stdout
+    assert output is not None
+    threading.Thread(target=output.read, daemon=True).start()
+    ctx = multiprocessing.get_context("spawn")
+    results = ctx.Queue()
+    ready = ctx.Semaphore(0)
+    opened, closed = ctx.Event(), ctx.Event()
+    procs = max(1, args.procs)
+    workers = []
+    try:
+        offset = 0
+        for p in range(procs):
+            count = args.watchers // procs + (1 if p < args.watchers % procs else 0)
+            worker = ctx.Process(
+                target=_watcher_process, args=(url, count, offset, results, ready, opened, closed)
+            )
+            offset += count
+            worker.start()
+            workers.append(worker)
+        for _ in workers:
+            ready.acquire()
+        outcome = Outcome(args.watchers, args.duration)
+        opened.set()  # watchers count from now
+        cpu = cpu_seconds(server.pid)
+        made, outcome.changes = asyncio.run(_make_tables(url, args.rate, args.duration))
+        outcome.cpu = cpu_seconds(server.pid) - cpu
+        outcome.peak_kib = proc_status(server.pid, "VmHWM")
+        closed.set()
+        seen = [results.get(timeout=600) for _ in workers]
+        for s in seen:
+            outcome.frames += s.frames
+            outcome.frame_bytes += s.frame_bytes
+            for first in s.first_seen:
+                for table_id, acked in made:
+                    if table_id in first:
+                        outcome.latencies.append(max(0.0, first[table_id] - acked))
+                    else:
+                        outcome.missed += 1
+        return outcome
+    finally:
+        for worker in workers:
+            worker.join(30)
+            if worker.is_alive():
+                worker.kill()
+        server.terminate()
+        server.wait(20)
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def report(outcome: Outcome, indent: str = "  ") -> None:
+    changes = max(1, outcome.changes)
+    per_watcher = outcome.frames / max(1, outcome.watchers) / outcome.duration
+    lines = [
+        f"lobby changes: {outcome.changes} in {outcome.duration:g} s "
+        f"({outcome.changes / outcome.duration:.1f}/s)",
+        f"server CPU: {outcome.cpu / changes * 1e3:.2f} ms per lobby change, "
+        f"{outcome.cpu / changes / max(1, outcome.watchers) * 1e6:.2f} µs per change and "
+        f"watcher, {outcome.cpu / outcome.duration * 100:.0f}% of one core; "
+        f"peak memory {outcome.peak_kib / 1024:.0f} MiB",
+        f"frames to each watcher: {per_watcher:.1f}/s, "
+        f"{outcome.frame_bytes / max(1, outcome.frames):.0f} bytes each",
+    ]
+    if outcome.latencies:
+        lines.append(
+            "table created → a watcher lists it: "
+            f"median {statistics.median(outcome.latencies) * 1e3:.0f} ms, "
+            f"p99 {percentile(outcome.latencies, 0.99) * 1e3:.0f} ms, "
+            f"max {max(outcome.latencies) * 1e3:.0f} ms "
+            f"(over {len(outcome.latencies)} sampled; {outcome.missed} never listed)"
+        )
+    for line in lines:
+        print(indent + line, flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    for source in (args.checkout, args.ab):
+        error = None if source is None else tree_error(source.resolve())
+        if error:
+            print(error, file=sys.stderr)
+            return 2
+    new = (args.checkout or HERE).resolve()
+    sides = [("", new)]
+    if args.ab is not None:
+        sides = [("old", args.ab.resolve()), ("new", new)] * args.rounds
+    for side, tree in sides:
+        print(
+            f"bench lobby{' ' + side if side else ''}: {args.watchers} watchers in "
+            f"{args.procs} process(es), {args.rate:g} tables/s (created, joined, started), "
+            f"{args.duration:g} s measured; server from {tree}",
+            flush=True,
+        )
+        report(measure(args, tree))
+    return 0
