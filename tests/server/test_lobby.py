@@ -92,7 +92,7 @@ async def test_a_watcher_who_comes_at_any_time_holds_the_lobbys_list() -> None:
     lobby = Lobby(flush_seconds=0.01)
     tables: list[Table] = []
     watchers: list[Watcher] = []
-    for step in range(400):
+    for _ in range(400):
         roll = rng.random()
         if roll < 0.3 or not tables:
             tables.append(Table(len(tables)))
