@@ -32,7 +32,7 @@ from bodoge.server.edge.origins import SameOrigin
 from bodoge.server.edge.pages import page_routes, static_routes
 from bodoge.server.edge.profiles import profile_routes
 from bodoge.server.edge.unavailable import StoreUnavailableAnswers
-from bodoge.server.edge.websocket import websocket_routes
+from bodoge.server.edge.websocket import WebSockets
 from bodoge.server.runtime.config import ServerConfig
 from bodoge.server.runtime.stats import GC
 from bodoge.server.services.collector import COLLECTOR
@@ -65,7 +65,6 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
         *account_routes(server),
         *profile_routes(server),
         *asset_routes(server),
-        *websocket_routes(server),
         *static_routes(server.games.values()),  # last: /static takes every path below it
     ]
     # Other sites' pages may not change anything here, nor open a WebSocket (origins.py).
@@ -73,7 +72,14 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
     return Starlette(
         routes=routes,
         lifespan=lifespan,
-        # Outermost first: the 503 of a database gone away gets the page policy's headers too.
-        middleware=[*MIDDLEWARE, guard, Middleware(StoreUnavailableAnswers)],
+        # Outermost first: the 503 of a database gone away gets the page policy's headers too;
+        # /ws is served right behind the origin check (thousands of sockets wait there, each
+        # with what is on its stack: not Starlette's router and wrappers).
+        middleware=[
+            *MIDDLEWARE,
+            guard,
+            Middleware(WebSockets, server=server),
+            Middleware(StoreUnavailableAnswers),
+        ],
         exception_handlers=EXCEPTION_HANDLERS,
     )
