@@ -382,6 +382,7 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from bodoge.server.edge.app import create_app
+    from bodoge.server.edge.socket_protocol import LeanWebSocketProtocol
 
     data = args.data or default_data_dir()
     db_url = args.db or sqlite_url(data)
@@ -448,6 +449,9 @@ def serve(args: argparse.Namespace) -> int:
             ws_max_size=config.limits.frame_bytes,
             # Compression costs CPU and memory per connection; game messages are small.
             ws_per_message_deflate=False,
+            # uvicorn's sans-I/O WebSocket protocol, with lighter waiting parts
+            # (bodoge/server/edge/socket_protocol.py).
+            ws=LeanWebSocketProtocol,
             lifespan="on",
             # The client address the limits count is the socket's, unless the socket is a
             # trusted proxy's: then X-Forwarded-For names the visitor.  Anyone else could

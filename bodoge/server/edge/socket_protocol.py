@@ -1,0 +1,97 @@
+"""uvicorn's WebSocket protocol (websockets' sans-I/O one) with lighter waiting parts.
+
+uvicorn gives every WebSocket an ``asyncio.Queue`` for the messages it received (three deques,
+an ``Event`` with a fourth, and their dicts: about 3 KiB, a dozen objects the collector tracks)
+and an ``asyncio.Event`` for "the socket may be written to". A server holding thousands of
+sockets holds thousands of each, though only one reader — the application — ever waits on the
+queue, and the queue holds a message or two at a time. :class:`LeanWebSocketProtocol` is
+uvicorn's protocol with a list and one future for the first, and a flag and a list of futures
+(made only while a writer waits) for the second; ``bodoge serve`` runs it
+(``uvicorn.Config(ws=…)``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+
+class Inbound:
+    """The messages a socket received, for its one reader, in order."""
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: list[Any] = []
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: Any) -> None:
+        self._items.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def get(self) -> Any:
+        while not self._items:
+            if self._waiter is not None:
+                raise RuntimeError("a WebSocket's messages have one reader")
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._items.pop(0)
+
+    def empty(self) -> bool:
+        return not self._items
+
+    def qsize(self) -> int:
+        return len(self._items)
+
+
+class Writable:
+    """Whether the socket may be written to (flow control); writers wait while it may not."""
+
+    __slots__ = ("_set", "_waiters")
+
+    def __init__(self) -> None:
+        self._set = False
+        self._waiters: list[asyncio.Future[None]] | None = None
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def set(self) -> None:
+        self._set = True
+        waiters, self._waiters = self._waiters, None
+        for waiter in waiters or ():
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def clear(self) -> None:
+        self._set = False
+
+    async def wait(self) -> bool:
+        if self._set:
+            return True
+        waiter = asyncio.get_running_loop().create_future()
+        if self._waiters is None:
+            self._waiters = []
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        finally:
+            if self._waiters is not None and waiter in self._waiters:
+                self._waiters.remove(waiter)
+        return True
+
+
+class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.queue: Any = Inbound()
+        writable = Writable()
+        writable.set()  # as uvicorn's own starts
+        self.writable: Any = writable
