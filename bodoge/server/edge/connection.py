@@ -105,6 +105,29 @@ class Desk:
 class Connection:
     """One client connection: feed it frames with :meth:`run` (or :meth:`receive`)."""
 
+    # Thousands are held at once: no per-instance dict.
+    __slots__ = (
+        "__weakref__",
+        "_admitted",
+        "_closer",
+        "_gone",
+        "_outbox",
+        "_refilled",
+        "_retry",
+        "_strikes",
+        "_tokens",
+        "_writer",
+        "address",
+        "closing",
+        "desk",
+        "device",
+        "limits",
+        "opened",
+        "player",
+        "token_hash",
+        "transport",
+    )
+
     def __init__(
         self,
         desk: Desk,
