@@ -223,9 +223,9 @@ async def play_tables(plan: Plan, ready: Callable[[], None], go: Callable[[], An
         run.stop = True
     for task in tasks:
         task.cancel()
-    for run in runs:
-        for seat in run.seats:
-            await seat.close()
+    # All at once: one after another, 4,000 closing handshakes on a loaded machine outlast
+    # the wait for the results.
+    await asyncio.gather(*(seat.close() for run in runs for seat in run.seats))
     return stats
 
 
