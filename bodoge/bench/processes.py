@@ -115,7 +115,8 @@ def server_stats(url: str) -> dict[str, JSON] | None:
     """``GET /api/stats`` of the server at ws:// ``url`` (``None``: it has none)."""
     http = re.sub(r"^ws", "http", url).removesuffix("/ws") + "/api/stats"
     try:
-        with urllib.request.urlopen(http, timeout=30) as response:
+        # A server setting up thousands of tables on a busy machine may take a while.
+        with urllib.request.urlopen(http, timeout=120) as response:
             stats: dict[str, JSON] = json.loads(response.read())
             return stats
     except urllib.error.HTTPError as exc:
