@@ -213,9 +213,12 @@ def measure(args: argparse.Namespace, tree: Path) -> Outcome:
             ready.acquire()
         outcome = Outcome(args.watchers, args.duration)
         opened.set()  # watchers count from now
-        cpu = cpu_seconds(server.pid)
+        cpu, wall = cpu_seconds(server.pid), time.monotonic()
         made, outcome.changes = asyncio.run(_make_tables(url, args.rate, args.duration))
         outcome.cpu = cpu_seconds(server.pid) - cpu
+        # The last tables may be made after --duration on a loaded machine: rates are per
+        # second of the window as it was.
+        outcome.duration = time.monotonic() - wall
         outcome.peak_kib = proc_status(server.pid, "VmHWM")
         closed.set()
         seen = [results.get(timeout=600) for _ in workers]
