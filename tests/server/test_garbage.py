@@ -47,8 +47,8 @@ class Tab:
         self.transport = Transport(stuck)
         self.frames: asyncio.Queue[str | None] = asyncio.Queue()
         self.ids = 0
-        connection = server.connect(self.transport, "10.0.0.1")
-        self.done = asyncio.ensure_future(connection.run(self._receive))
+        self.connection = server.connect(self.transport, "10.0.0.1")
+        self.done = asyncio.ensure_future(self.connection.run(self._receive))
 
     async def _receive(self) -> str | None:
         await asyncio.sleep(0)  # as a socket would: the writer runs between frames
@@ -153,3 +153,18 @@ async def test_closed_connections_leave_no_cyclic_garbage(
     assert not ours, f"{len(ours)} connections in cycles, {found} objects in all"
     # 15 connections a round; before the fix each left about 20 objects behind.
     assert found < rounds, sorted({type(o).__name__ for o in gc.garbage})
+
+
+async def test_an_idle_connection_holds_no_outbox_and_no_writer_task(server: Server) -> None:
+    """Thousands of connections wait for their next frame at once: one with nothing to send
+    holds no queue and no task (they exist only while frames wait to be sent)."""
+    tab = Tab(server)
+    await tab.ok("hello", token=None, name="idle")
+    await tab.ok("lobby.subscribe")
+    await asyncio.sleep(0.05)  # the writer sent the replies and ended
+    connection = tab.connection
+    assert connection._outbox is None and connection._writer is None
+    writers = [t for t in asyncio.all_tasks() if "Connection._write" in repr(t.get_coro())]
+    assert writers == []
+    await tab.ok("ping")  # and it still answers
+    await tab.leave()
