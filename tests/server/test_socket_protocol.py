@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from pathlib import Path
 from typing import Any
 
 import pytest
 import uvicorn
 from uvicorn.server import ServerState
 
+from bodoge.server.edge.app import create_app
+from bodoge.server.edge.origins import SameOrigin
 from bodoge.server.edge.socket_protocol import Inbound, LeanWebSocketProtocol, Writable
+from bodoge.server.edge.websocket import WebSockets
+from bodoge.server.runtime.config import ServerConfig
+from bodoge.store import sqlite_url
 
 
 async def _app(scope: Any, receive: Any, send: Any) -> None:
@@ -56,3 +62,12 @@ async def test_writers_wait_while_the_socket_may_not_be_written_to() -> None:
     assert not any(w.done() for w in writers)
     writable.set()
     assert await asyncio.gather(*writers) == [True, True, True]
+
+
+def test_ws_is_served_behind_the_origin_check_and_ahead_of_the_router(tmp_path: Path) -> None:
+    """A waiting socket holds no Starlette router frames, ``WebSocket`` or wrappers: ``/ws`` is
+    a middleware's, right behind the origin check (which must still see every socket)."""
+    app = create_app(ServerConfig(db_url=sqlite_url(tmp_path)))
+    kinds = [m.cls for m in app.user_middleware]
+    assert kinds.index(WebSockets) == kinds.index(SameOrigin) + 1
+    assert not [r for r in app.routes if getattr(r, "path", None) == "/ws"]
