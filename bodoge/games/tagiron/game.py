@@ -112,7 +112,8 @@ class TagironGame(Game[TagironState, TagironMove, TagironOptions]):
     def review(self, history: Mapping[str, Any]) -> dict[str, Any] | None:
         from bodoge.games.tagiron.review import review_history
 
-        return review_history(history).to_json()
+        # an abandoned table is finished too, and is reviewed as far as it went
+        return review_history(history, unfinished=True).to_json()
 
     def bot(self, level: str) -> Bot[TagironMove]:
         from bodoge.games.tagiron.ai.bots import make_bot

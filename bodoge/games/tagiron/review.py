@@ -52,6 +52,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from bodoge.core.game import Seat
@@ -63,18 +64,30 @@ from bodoge.games.tagiron.ai.rivals import told_by_my_answers
 from bodoge.games.tagiron.ai.situation import Situation
 from bodoge.games.tagiron.ai.solver import Deduction, Variant
 from bodoge.games.tagiron.game import TagironGame
+from bodoge.games.tagiron.review_missed import (
+    MISSED_COST,
+    REACTION_SECONDS,
+    MissedChance,
+    Moment,
+    missed_chances,
+)
+from bodoge.games.tagiron.review_value import RATE, best_of, loss_of, worths
 from bodoge.games.tagiron.state import TagironState
 from bodoge.games.tagiron.tiles import sort_hand
 
-#: A question within this many bits of value of the best is as good as the best.
-TIE_BITS = 0.05
-#: A question keeping at least this share of the best question's bits (losing at
-#: most the rest, in value) is good ...
+#: A question within this many questions of value of the best is as good as the best
+#: (about 0.05 bits).
+TIE = 0.02
+#: A question losing at most ``1 -`` this share of what the best question would have
+#: gained its asker is good ...
 GOOD_SHARE = 0.85
-#: ... at least this share an inaccuracy, below it a mistake.
+#: ... at most ``1 -`` this share an inaccuracy, more a mistake.
 MISTAKE_SHARE = 0.5
-#: Points off the score for each missed chance and each hasty wrong declaration.
-MISSED_COST = 10
+#: The bands are measured against what the best question would have gained, but never
+#: against less than this (questions): where no question tells anything, losing a
+#: hundredth of a question to the opponent is not a mistake.
+MIN_STAKE = 0.25
+#: Points off the score for each hasty wrong declaration.
 HASTY_COST = 10
 
 Mark = str  # "best" | "good" | "inaccuracy" | "mistake"
@@ -82,31 +95,34 @@ Mark = str  # "best" | "good" | "inaccuracy" | "mistake"
 GAME = TagironGame()
 
 
-def question_mark(loss: float, best: float) -> Mark:
-    """How a question that lost ``loss`` bits of value against the best one compares,
-    when the best one would have gathered ``best`` bits.
+def question_mark(loss: float, scale: float) -> Mark:
+    """How a question that lost ``loss`` questions of value against the best one compares,
+    when the best one would have gained its asker ``scale`` (never less than
+    :data:`MIN_STAKE`: the bands never have zero width).
 
     >>> question_mark(0.0, 2.0), question_mark(0.2, 2.0), question_mark(0.8, 2.0)
     ('best', 'good', 'inaccuracy')
-    >>> question_mark(1.0, 1.0), question_mark(0.0, 0.0), question_mark(0.03, 1.0)
+    >>> question_mark(1.0, 1.0), question_mark(0.0, 0.0), question_mark(0.03, 0.0)
     ('mistake', 'best', 'good')
     """
+    scale = max(scale, MIN_STAKE)
     if loss <= 1e-9:
         return "best"
-    if loss <= TIE_BITS or loss <= (1 - GOOD_SHARE) * best:
+    if loss <= TIE or loss <= (1 - GOOD_SHARE) * scale:
         return "good"
-    if loss <= (1 - MISTAKE_SHARE) * best:
+    if loss <= (1 - MISTAKE_SHARE) * scale:
         return "inaccuracy"
     return "mistake"
 
 
-def stake(loss: float, best: float) -> float:
-    """What was at stake in a question: the best one's bits, or the loss if more.
+def stake(loss: float, scale: float) -> float:
+    """What was at stake in a question: what the best one would have gained (at least
+    :data:`MIN_STAKE`), or the loss if more.
 
-    >>> stake(0.5, 2.0), stake(0.7, 0.0)
-    (2.0, 0.7)
+    >>> stake(0.5, 2.0), stake(0.7, 0.0), stake(0.0, 0.0)
+    (2.0, 0.7, 0.25)
     """
-    return max(best, loss)
+    return max(scale, MIN_STAKE, loss)
 
 
 @dataclass(frozen=True)
@@ -116,34 +132,36 @@ class QuestionReview:
     n: int
     card: str
     choice: int | None
-    #: Expected bits about the target, the bits this seat's own answer told the
-    #: others about its hand, and its value as the expert weighs it
-    #: (:func:`question_values`: the bits less the expert's charges).
+    #: Expected bits about the target (exact), the bits this seat's own answer told the
+    #: others about its hand, and the chance its answers left the seat certain.
     bits: float
     told: float
+    settle: float
+    #: Its worth in questions (:mod:`.review_value`): the questions to certainty it
+    #: saved the asker in expectation, those it saved the rivals, and the difference.
+    gain: float
+    given: float
     value: float
-    #: The best face-up question then by that value (the one asked if it is as good,
-    #: else the first of equals in face-up order): its bits, what it would have
-    #: told, and its value.
+    #: The best face-up question then (the one asked if it is as good, else the first
+    #: of equals in face-up order), and the same of it.
     best: Variant
     best_bits: float
     best_told: float
+    best_settle: float
+    best_gain: float
     best_value: float
     #: The most bits any face-up question then was expected to give.
     most_bits: float
     #: Candidates for the target before the question and once its answers were heard.
     before: int
     after: int
+    #: Questions of value lost against the best (0 for the best).
+    loss: float
     mark: Mark
 
     @property
-    def loss(self) -> float:
-        """Bits of value lost against the best question (0 for the best)."""
-        return max(0.0, self.best_value - self.value)
-
-    @property
     def stake(self) -> float:
-        return stake(self.loss, self.best_bits)
+        return stake(self.loss, self.best_gain)
 
     def to_json(self) -> dict[str, JSON]:
         return {
@@ -152,13 +170,19 @@ class QuestionReview:
             "choice": self.choice,
             "bits": round(self.bits, 4),
             "told": round(self.told, 4),
+            "settle": round(self.settle, 4),
+            "gain": round(self.gain, 4),
+            "given": round(self.given, 4),
             "value": round(self.value, 4),
             "best": {"card": self.best[0], "choice": self.best[1]},
             "best_bits": round(self.best_bits, 4),
             "best_told": round(self.best_told, 4),
+            "best_settle": round(self.best_settle, 4),
+            "best_gain": round(self.best_gain, 4),
             "best_value": round(self.best_value, 4),
             "most_bits": round(self.most_bits, 4),
             "loss": round(self.loss, 4),
+            "stake": round(self.stake, 4),
             "before": self.before,
             "after": self.after,
             "mark": self.mark,
@@ -192,18 +216,6 @@ class DeclarationReview:
 
 
 @dataclass(frozen=True)
-class MissedChance:
-    """At the moment before move ``n`` the seat could declare and should have."""
-
-    n: int
-    probability: float
-    certain: bool
-
-    def to_json(self) -> dict[str, JSON]:
-        return {"n": self.n, "probability": round(self.probability, 6), "certain": self.certain}
-
-
-@dataclass(frozen=True)
 class SeatReview:
     seat: Seat
     #: Candidates for the target at each moment (index ``t``: after ``t`` moves), as
@@ -231,19 +243,19 @@ class SeatReview:
 
     @property
     def loss(self) -> float:
-        """Bits of value its questions lost against the best ones, as the expert weighs them."""
+        """Questions of value its questions lost against the best ones."""
         return sum(q.loss for q in self.questions)
 
     @property
     def stake(self) -> float:
-        """Bits at stake in its questions: what the best ones would have gathered (or the
-        loss, where that was more)."""
+        """Questions of value at stake: what the best ones would have gained (or the loss,
+        where that was more)."""
         return sum(q.stake for q in self.questions)
 
     @property
     def accuracy(self) -> float:
-        """Its questions' accuracy: 1 less the bits they lost over the bits at stake (1 if
-        nothing was)."""
+        """Its questions' accuracy: 1 less the value they lost over the value at stake (1 if
+        no question was asked)."""
         at_stake = self.stake
         return 1.0 if at_stake <= 1e-12 else max(0.0, 1.0 - self.loss / at_stake)
 
@@ -252,8 +264,13 @@ class SeatReview:
         return sum(d.mark == "mistake" for d in self.declarations)
 
     @property
+    def missed_cost(self) -> float:
+        """Points its missed chances cost: each :data:`MISSED_COST` times its chance."""
+        return sum(m.cost for m in self.missed)
+
+    @property
     def score(self) -> int:
-        raw = 100 * self.accuracy - MISSED_COST * len(self.missed) - HASTY_COST * self.hasty
+        raw = 100 * self.accuracy - self.missed_cost - HASTY_COST * self.hasty
         return max(0, round(raw))
 
     def marks(self) -> dict[str, int]:
@@ -268,12 +285,12 @@ class SeatReview:
         asked = len(self.questions)
         parts = [
             f"questions {100 * self.accuracy:.0f}% accurate "
-            f"({self.loss:.1f} of {self.stake:.1f} bits lost against the best in {asked} "
-            f"question{'s' if asked != 1 else ''}, as the expert weighs them)"
+            f"({self.loss:.2f} of {self.stake:.2f} questions of value lost against the best "
+            f"in {asked} question{'s' if asked != 1 else ''})"
             if asked
             else "no question asked"
         ]
-        parts.append(_count(len(self.missed), "missed chance to declare", "missed chances"))
+        parts.extend(missed_words(self.missed))
         parts.append(_count(self.hasty, "hasty wrong declaration", "hasty wrong declarations"))
         return f"score {self.score}: " + ", ".join(parts)
 
@@ -290,11 +307,34 @@ class SeatReview:
             "summary": self.summary,
             "marks": self.marks(),
             "hasty": self.hasty,
+            "missed_cost": round(self.missed_cost, 3),
             "candidates": list(self.candidates),
             "questions": [q.to_json() for q in self.questions],
             "declarations": [d.to_json() for d in self.declarations],
             "missed": [m.to_json() for m in self.missed],
         }
+
+
+def missed_words(missed: Sequence[MissedChance]) -> list[str]:
+    """The missed chances in words: certainties apart from gambles, with their odds.
+
+    >>> missed_words([])
+    ['no missed declarations when certain']
+    >>> missed_words([MissedChance(5, 1.0, True, 4, "own_turn"),
+    ...               MissedChance(9, 0.5, False, 8, "waited")])
+    ['1 missed declaration when certain', '1 gamble the expert would take not taken (50%)']
+    """
+    certain = [m for m in missed if m.certain]
+    gambles = [m for m in missed if not m.certain]
+    one, many = "missed declaration when certain", "missed declarations when certain"
+    words = [_count(len(certain), one, many)]
+    if gambles:
+        low = round(100 * min(m.probability for m in gambles))
+        high = round(100 * max(m.probability for m in gambles))
+        odds = f"{low}%" if low == high else f"{low}–{high}%"
+        one, many = "gamble the expert would take", "gambles the expert would take"
+        words.append(f"{_count(len(gambles), one, many)} not taken ({odds})")
+    return words
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -318,11 +358,15 @@ class GameReview:
 def thresholds() -> dict[str, JSON]:
     """The constants the judgements use, for tools and the page's legend."""
     return {
-        "tie_bits": TIE_BITS,
+        "unit": "questions",
+        "bits_per_question": RATE,
+        "tie": TIE,
         "good_share": GOOD_SHARE,
         "mistake_share": MISTAKE_SHARE,
+        "min_stake": MIN_STAKE,
         "missed_cost": MISSED_COST,
         "hasty_cost": HASTY_COST,
+        "reaction_seconds": REACTION_SECONDS,
     }
 
 
@@ -351,12 +395,19 @@ Deduce = Callable[[Position], Deduction]
 
 
 def review_seat(
-    views: Sequence[Mapping[str, JSON]], seat: Seat, *, deduce: Deduce = Deduction
+    views: Sequence[Mapping[str, JSON]],
+    seat: Seat,
+    *,
+    deduce: Deduce = Deduction,
+    times: Sequence[float | None] | None = None,
 ) -> SeatReview:
     """Judge ``seat``'s play from its own views: ``views[t]`` after ``t`` moves.
 
     Only what :func:`known` leaves of each view is read, so nothing the seat
-    did not know at a moment can reach a judgement of it.
+    did not know at a moment can reach a judgement of it.  ``times[i]``: when
+    move ``i + 1`` was made, in seconds (a history's ``at``), if known: with 3–4
+    players a chance to declare counts only if the seat had time to take it
+    (:mod:`.review_missed`).
     """
     seen = [known(v, seat) for v in views]
     players = seen[0]["players"]
@@ -386,9 +437,8 @@ def review_seat(
     candidates: list[int | None] = []
     questions: list[QuestionReview] = []
     declarations: list[DeclarationReview] = []
-    missed: list[MissedChance] = []
+    moments: list[Moment] = []
     done = False  # with 3–4 players, once this seat has declared
-    waited = False  # whether it could and should have declared at the moment before
     for t, view in enumerate(seen):
         candidates.append(None if done else deduction(t).candidate_count)
         if t + 1 >= len(seen):
@@ -400,50 +450,63 @@ def review_seat(
             continue
         d = deduction(t)
         if mine and kind == "question":
-            variant: Variant = (entry["card"], entry.get("choice"))
-            situation = Situation(seen[t], seat, d)
-            bits = d.question_bits(situation.variants)
-            told = told_by_my_answers(d.position, situation.variants)
-            value = question_values(situation, bits)
-            best = max(value, key=value.__getitem__)
-            if value[variant] >= value[best] - 1e-9:
-                best = variant  # as good as the best: no better question to show
-            most = max(bits.values())
-            questions.append(
-                QuestionReview(
-                    n=t + 1,
-                    card=variant[0],
-                    choice=variant[1],
-                    bits=bits[variant],
-                    told=told[variant],
-                    value=value[variant],
-                    best=best,
-                    best_bits=bits[best],
-                    best_told=told[best],
-                    best_value=value[best],
-                    most_bits=most,
-                    before=d.candidate_count,
-                    after=deduction(t + 1).candidate_count,
-                    mark=question_mark(max(0.0, value[best] - value[variant]), bits[best]),
-                )
-            )
+            questions.append(_question(t, seat, seen[t], entry, d, deduction(t + 1)))
         elif mine and kind == "declaration":
             declarations.append(_declaration(t, view, entry, d, seat, expert_declares))
             if players > 2:
                 done = True
-                continue
-        # Out of turn, the first move by another seat after this one could declare is
-        # not counted: that seat may simply have been quicker (a bot's pace, a quick
-        # asker).  Its own question or pass instead, or a further move, is a choice.
-        should = (
+        should = bool(
             view["may_declare"]
             and not (mine and kind == "declaration")
             and (d.certain if players == 2 else expert_declares(t))
         )
-        if should and (mine or waited):
-            missed.append(MissedChance(t + 1, d.best()[1], d.certain))
-        waited = bool(should)
+        p = d.best()[1] if should else 0.0
+        mover = entry["seat"] if entry else None
+        moments.append(Moment(t, should, p, d.certain, mover, kind))
+    missed = missed_chances(players, seat, moments, times)
     return SeatReview(seat, tuple(candidates), tuple(questions), tuple(declarations), tuple(missed))
+
+
+def _question(
+    t: int,
+    seat: Seat,
+    view: Mapping[str, JSON],
+    entry: Mapping[str, JSON],
+    d: Deduction,
+    after: Deduction,
+) -> QuestionReview:
+    """The review of the question asked from the moment after ``t`` moves."""
+    variant: Variant = (entry["card"], entry.get("choice"))
+    situation = Situation(view, seat, d)
+    worth = worths(situation)
+    told = told_by_my_answers(d.position, situation.variants)
+    best = best_of(worth)
+    mine, top = worth[variant], worth[best]
+    loss = loss_of(mine, top)
+    if loss <= 1e-9:
+        best, top = variant, mine  # as good as the best: no better question to show
+    return QuestionReview(
+        n=t + 1,
+        card=variant[0],
+        choice=variant[1],
+        bits=mine.bits,
+        told=told[variant],
+        settle=mine.settle,
+        gain=mine.gain,
+        given=mine.given,
+        value=mine.value,
+        best=best,
+        best_bits=top.bits,
+        best_told=told[best],
+        best_settle=top.settle,
+        best_gain=top.gain,
+        best_value=top.value,
+        most_bits=max(w.bits for w in worth.values()),
+        before=d.candidate_count,
+        after=after.candidate_count,
+        loss=loss,
+        mark=question_mark(loss, top.gain),
+    )
 
 
 def question_values(s: Situation, bits: Mapping[Variant, float]) -> dict[Variant, float]:
@@ -521,11 +584,14 @@ def review_game(
     moves: Sequence[tuple[Seat | None, Any]],
     *,
     deduce: Deduce = Deduction,
+    times: Sequence[float | None] | None = None,
 ) -> GameReview:
-    """Every seat's review of a game given by its options, seed and moves."""
+    """Every seat's review of a game given by its options, seed and moves (``times``:
+    when each move was made, in seconds, if known)."""
     views = seat_views(players, seed, moves)
     return GameReview(
-        players, tuple(review_seat(views[s], s, deduce=deduce) for s in range(players))
+        players,
+        tuple(review_seat(views[s], s, deduce=deduce, times=times) for s in range(players)),
     )
 
 
@@ -533,8 +599,24 @@ class HistoryError(ValueError):
     """A history file that is not a Tagiron game's history."""
 
 
-def parse_history(data: JSON) -> tuple[int, int, list[tuple[Seat | None, Any]]]:
-    """Players, seed and moves of a history as ``GET /api/tables/{id}/history`` returns it."""
+class UnfinishedError(HistoryError):
+    """A history of a game that has not ended: there is nothing to review yet."""
+
+
+@dataclass(frozen=True)
+class History:
+    """What a review reads of a history: players, seed, moves and when each was made."""
+
+    players: int
+    seed: int
+    moves: list[tuple[Seat | None, Any]]
+    #: Seconds since the epoch of each move (``None`` where the history has no ``at``).
+    times: list[float | None]
+
+
+def parse_history(data: JSON) -> History:
+    """Players, seed, moves and times of a history as ``GET /api/tables/{id}/history``
+    returns it."""
     if not isinstance(data, Mapping):
         raise HistoryError("a history is a JSON object")
     table = data.get("table")
@@ -550,6 +632,7 @@ def parse_history(data: JSON) -> tuple[int, int, list[tuple[Seat | None, Any]]]:
     except Exception as exc:
         raise HistoryError(f"options: {exc}") from None
     moves: list[tuple[Seat | None, Any]] = []
+    times: list[float | None] = []
     for i, item in enumerate(raw, start=1):
         if not isinstance(item, Mapping) or "move" not in item or item.get("move") is None:
             raise HistoryError(f"move {i}: a move is an object with a seat and a move")
@@ -560,16 +643,48 @@ def parse_history(data: JSON) -> tuple[int, int, list[tuple[Seat | None, Any]]]:
             moves.append((seat, GAME.move_from_json(item["move"])))
         except Exception as exc:
             raise HistoryError(f"move {i}: {exc}") from None
-    return players, seed, moves
+        times.append(_seconds(item.get("at"), i))
+    return History(players, seed, moves, times)
 
 
-def review_history(data: JSON, *, deduce: Deduce = Deduction) -> GameReview:
-    """The review of a history (raises :class:`HistoryError` for one that does not replay)."""
-    players, seed, moves = parse_history(data)
+def _seconds(at: JSON, i: int) -> float | None:
+    """A move's ``at`` (ISO 8601) in seconds since the epoch; ``None`` if it has none."""
+    if at is None:
+        return None
+    if not isinstance(at, str):
+        raise HistoryError(f"move {i}: 'at' is a time like 2026-01-01T12:00:00.000Z")
     try:
-        views = seat_views(players, seed, moves)
+        when = datetime.fromisoformat(at)
+    except ValueError:
+        raise HistoryError(f"move {i}: 'at' is a time like 2026-01-01T12:00:00.000Z") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.timestamp()
+
+
+def review_history(
+    data: JSON, *, deduce: Deduce = Deduction, unfinished: bool = False
+) -> GameReview:
+    """The review of a history (raises :class:`HistoryError` for one that does not replay,
+    and :class:`UnfinishedError` for a game that has not ended unless ``unfinished``: a
+    table that was abandoned is still reviewed on the server)."""
+    history = parse_history(data)
+    try:
+        views = seat_views(history.players, history.seed, history.moves)
     except Exception as exc:
         raise HistoryError(f"the moves do not replay: {exc}") from None
+    last = views[0][-1]
+    if not unfinished and last["phase"] != "ended":
+        count = len(history.moves)
+        raise UnfinishedError(
+            f"the game has not ended (the history stops after {count} "
+            f"move{'s' if count != 1 else ''}, in the {last['phase']} phase): "
+            "only a finished game can be reviewed"
+        )
     return GameReview(
-        players, tuple(review_seat(views[s], s, deduce=deduce) for s in range(players))
+        history.players,
+        tuple(
+            review_seat(views[s], s, deduce=deduce, times=history.times)
+            for s in range(history.players)
+        ),
     )

@@ -178,6 +178,20 @@ def test_review_refuses_what_is_not_a_history(tmp_path, capsys) -> None:
     assert "cannot read" in capsys.readouterr().err
 
 
+def test_review_refuses_an_unfinished_history(tmp_path, capsys) -> None:
+    """Six moves of a game still being played: nothing to review, a clear message, exit 2
+    (and no review printed)."""
+    history = bot_history(3, 6, ["normal", "easy", "easy"])
+    cut = {**history, "moves": history["moves"][:6], "result": None}
+    assert main(["tagiron", "review", write(tmp_path, cut, "running.json")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        "error: the game has not ended (the history stops after 6 moves, in the play "
+        "phase): only a finished game can be reviewed\n"
+    )
+
+
 def test_selfplay_review_prints_each_levels_mean_score(capsys) -> None:
     args = ["tagiron", "selfplay", "--players", "3", "--bots", "normal,easy", "--games", "3"]
     assert main([*args, "--review"]) == 0

@@ -1,0 +1,280 @@
+"""The review's judgements that a player must be able to trust (issue 28), on arranged
+positions: a question that settles the game is never marked down, a question that tells
+nothing is never the best while another tells something, the bands never have zero
+width, one window of certainty is one missed chance (and only if the seat had the time),
+the words tell certainty from a gamble, and an unfinished history is refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from bodoge.games.tagiron.ai.position import Position
+from bodoge.games.tagiron.ai.solver import Deduction
+from bodoge.games.tagiron.cards import CARDS, cards_for
+from bodoge.games.tagiron.moves import Ask, Declare
+from bodoge.games.tagiron.review import (
+    MIN_STAKE,
+    TIE,
+    UnfinishedError,
+    question_mark,
+    review_history,
+    review_seat,
+    views_from,
+)
+from bodoge.games.tagiron.review_missed import (
+    MISSED_COST,
+    REACTION_SECONDS,
+    Moment,
+    missed_chances,
+)
+from bodoge.games.tagiron.review_value import RATE
+from tests.games.tagiron.helpers import GAME, bot_history
+from tests.games.tagiron.test_review import HIGH, LOW, certain_game, dealt
+
+# --- 1. a question that settles the game -----------------------------------------------
+
+# Seat 0 (LOW, total 4) has two candidates left for seat 1 after its red sum and the
+# consecutive runs: HIGH (41) and R3 R4 R8 R9 B9 (33).  Face up then: the three-tile
+# sums, the blue sum, and the shared total sum and max − min.
+SETTLE_FACE_UP = (
+    "red_sum",
+    "where_1or2",
+    "consecutive_runs",
+    "where_3or4",
+    "total_sum",
+    "max_minus_min",
+)
+SETTLE_MOVES = [
+    (0, Ask("red_sum")),
+    (1, Ask("where_1or2", 1)),
+    (0, Ask("consecutive_runs")),
+    (1, Ask("where_3or4", 3)),
+]
+
+
+def settle_state():
+    state = dealt((LOW, HIGH), SETTLE_FACE_UP)
+    return replace(state, deck=tuple(c for c in cards_for(2) if c not in SETTLE_FACE_UP))
+
+
+def test_with_2_players_a_question_that_settles_the_game_is_best_though_it_is_shared() -> None:
+    """The shared total sum makes seat 0 answer too, and its sum of 4 tells the opponent
+    2.8 bits of its hand (beyond its public answers); but it leaves seat 0 certain, to
+    declare on its next turn, so what it told is worth nothing to the opponent against
+    it: best, not a mistake."""
+    state = settle_state()
+    views = views_from(state, [*SETTLE_MOVES, (0, Ask("total_sum"))])
+    d = Deduction(Position.from_view({**views[0][4], "you": 0}))
+    assert d.candidate_count == 2 and set(views[0][4]["face_up"]) >= {"total_sum", "low3_sum"}
+    q = review_seat(views[0], 0).questions[-1]
+    assert (q.card, q.before, q.after) == ("total_sum", 2, 1)
+    assert q.bits == pytest.approx(1.0) and q.settle == 1.0 and q.told > 2.5
+    assert q.given == 0.0 and q.gain == pytest.approx(1 + 1 / RATE)
+    assert (q.mark, q.loss) == ("best", 0.0)
+    # the unshared three-tile sum settles it as well: as good
+    low = review_seat(views_from(state, [*SETTLE_MOVES, (0, Ask("low3_sum"))])[0], 0)
+    assert low.questions[-1].settle == 1.0 and low.questions[-1].mark == "best"
+    # a question that does not settle it is worse than one that does
+    other = review_seat(views_from(state, [*SETTLE_MOVES, (0, Ask("max_minus_min"))])[0], 0)
+    worse = other.questions[-1]
+    assert worse.settle < 1 and worse.loss > 0 and worse.best_settle == 1.0
+
+
+# A 4-player deal (GAME.setup(seed 4)) where seat 0, at 10 candidates, asks the
+# consecutive runs: 3.2 bits, and it is certain after, though all answer it and seat 0's
+# own answer tells the rivals 2.7 bits.
+FOUR_SEED = 4
+FOUR_MOVES = [
+    (1, Ask("red_sum")),
+    (2, Ask("odd_count")),
+    (3, Ask("max_minus_min")),
+    (0, Ask("consecutive_runs")),
+]
+
+
+def four_state():
+    return GAME.setup(GAME.options({"players": 4}), 4, FOUR_SEED)
+
+
+def test_with_4_players_a_question_that_settles_the_game_is_best() -> None:
+    views = views_from(four_state(), FOUR_MOVES)
+    q = review_seat(views[0], 0).questions[-1]
+    assert (q.card, q.before, q.after) == ("consecutive_runs", 10, 1)
+    assert q.settle == 1.0 and q.told > 2.5 and q.given == 0.0
+    assert q.mark == "best" and q.value == pytest.approx(1 + q.bits / RATE)
+    # red_count (0 bits, and its told bits charged) is no longer ranked above it
+    assert q.best == ("consecutive_runs", None)
+
+
+def test_a_question_that_tells_nothing_is_never_best_while_another_tells_something() -> None:
+    """Seat 0's red count and where_0 tell it nothing at that moment (both 0 bits): asked,
+    each loses at least everything the best question would have gained, a mistake."""
+    views = views_from(four_state(), [*FOUR_MOVES[:3], (0, Ask("where_0"))])
+    q = review_seat(views[0], 0).questions[-1]
+    assert q.bits == 0.0 and q.most_bits > 3
+    assert q.best != ("where_0", None) and q.best_bits > 0
+    assert q.loss >= q.best_gain and q.mark == "mistake"
+
+
+def test_a_question_that_tells_nothing_is_not_best_though_informative_ones_tell_the_rivals_more() -> (
+    None
+):
+    """GAME.setup(seed 5), 4 players, seat 0 after three moves: every informative question
+    face up tells the rivals more of seat 0's hand than it tells seat 0 of the centre,
+    so by value alone the even count (0 bits, nothing told) came first.  It spends the
+    turn for nothing: the review's best question is an informative one."""
+    state = GAME.setup(GAME.options({"players": 4}), 4, 5)
+    opening = [(2, Ask("red_sum")), (3, Ask("total_sum")), (2, Declare(("R0", "B2", "B4", "G5")))]
+    even = review_seat(views_from(state, [*opening, (0, Ask("even_count"))])[0], 0)
+    q = even.questions[-1]
+    assert q.bits == 0.0 and q.value > q.best_value  # it gives nothing away
+    assert q.best_bits > 0.5 and q.mark == "mistake"
+    runs = review_seat(views_from(state, [*opening, (0, Ask("same_colour_runs"))])[0], 0)
+    assert runs.questions[-1].mark in ("best", "good")
+
+
+# --- 2. no question on offer tells anything ----------------------------------------------
+
+
+def test_when_no_face_up_question_tells_anything_the_bands_keep_their_width() -> None:
+    """After the total sum and where_0, seat 0's two candidates differ only by R7 for B7,
+    and none of the face-up cards can tell them apart: every question is 0 bits.  What
+    the opponent is left with still differs a little between them — a hundredth of a
+    question — which is good, never a mistake."""
+    face = ("total_sum", "where_0", "odd_count", "pairs", "low3_sum", "mid3_sum")
+    state = replace(dealt((LOW, HIGH), face), deck=("even_count", "high3_sum", "red_count"))
+    for card in ("odd_count", "pairs", "low3_sum", "mid3_sum", "even_count", "high3_sum"):
+        views = views_from(state, [*certain_game()[:2], (0, Ask(card))])
+        q = review_seat(views[0], 0).questions[-1]
+        assert q.most_bits == 0.0 and q.before == q.after == 2
+        assert q.mark in ("best", "good") and q.loss <= (1 - 0.85) * MIN_STAKE
+    assert question_mark(0.03, 0.0) == "good" and question_mark(TIE, 0.0) == "good"
+    assert question_mark(0.2, 0.0) == "mistake"  # a quarter of a question at least
+
+
+# --- 3. one window of certainty, one charge --------------------------------------------------
+
+
+def certain_for_a_while(times_after: list[float], *, own_turn: bool) -> tuple[list, list]:
+    """Seat 0 is certain after move 4 (its own question); seats 1–3 ask, then seat 0 asks
+    once more on its own turn (if ``own_turn``) and declares.  ``times_after``: seconds
+    after move 4 of moves 5, 6, 7 (and 8)."""
+    state = four_state()
+    moves = list(FOUR_MOVES)
+    views = views_from(state, moves)
+    for seat in (1, 2, 3, *((0,) if own_turn else ())):
+        face = views[seat][-1]["face_up"]
+        card = face[0]
+        choices = CARDS[card].choices
+        moves.append((seat, Ask(card, choices[0] if choices else None)))
+        views = views_from(state, moves)
+    d = Deduction(Position.from_view({**views[0][-1], "you": 0}))
+    assert d.certain
+    moves.append((0, Declare(d.best()[0])))
+    start = 1000.0
+    times = [start - 4 + i for i in range(4)] + [start + s for s in times_after]
+    times.append(times[-1] + 1)
+    return moves, times
+
+
+@pytest.mark.parametrize("own_turn", [True, False])
+def test_a_4_player_seat_certain_for_several_moves_is_charged_once(own_turn) -> None:
+    moves, _ = certain_for_a_while([1, 2, 3, 4][: 3 + own_turn], own_turn=own_turn)
+    views = views_from(four_state(), moves)
+    # no times known (a selfplay game): the first move by another seat may have been
+    # quicker; the window is charged once, at its second
+    (m,) = review_seat(views[0], 0).missed
+    assert (m.n, m.opened, m.certain, m.why, m.cost) == (6, 4, True, "later", MISSED_COST)
+    # the seat's own turn came within 5 s: charged once, there
+    quick = [1.0, 2.0, 3.0, 4.0][: 3 + own_turn]
+    moves, times = certain_for_a_while(quick, own_turn=own_turn)
+    missed = review_seat(views[0], 0, times=times).missed
+    if own_turn:
+        assert [(m.n, m.why) for m in missed] == [(8, "own_turn")]
+    else:  # every other seat moved within the reaction window, then it declared
+        assert missed == ()
+    # slow moves: the first move after the reaction window is the chance missed
+    slow = [3.0, REACTION_SECONDS + 1, 20.0, 30.0][: 3 + own_turn]
+    moves, times = certain_for_a_while(slow, own_turn=own_turn)
+    assert [(m.n, m.why) for m in review_seat(views[0], 0, times=times).missed] == [(6, "waited")]
+    review = review_seat(views[0], 0, times=times)
+    assert review.score == max(0, round(100 * review.accuracy - MISSED_COST))
+    assert "1 missed declaration when certain" in review.summary
+
+
+def test_a_bot_declaring_a_tenth_of_a_second_after_the_answer_took_no_chance() -> None:
+    """Seat 0 is certain after its question (move 4); seats 1 and 2, bots, declare 0.1 s
+    and 0.2 s later; seat 0 declares after 3 s.  A person had no time to be first."""
+    state = four_state()
+    views = views_from(state, FOUR_MOVES)
+    guesses = []
+    for seat in (1, 2):
+        d = Deduction(Position.from_view({**views[seat][-1], "you": seat}))
+        guesses.append((seat, Declare(d.best()[0])))
+    d0 = Deduction(Position.from_view({**views[0][-1], "you": 0}))
+    moves = [*FOUR_MOVES, *guesses, (0, Declare(d0.best()[0]))]
+    views = views_from(state, moves)
+    times = [0.0, 4.0, 8.0, 12.0, 12.1, 12.2, 15.0]
+    assert review_seat(views[0], 0, times=times).missed == ()
+    history = {
+        "table": {"game": "tagiron"},
+        "seed": FOUR_SEED,
+        "options": {"players": 4},
+        "moves": [
+            {"seat": s, "move": GAME.move_to_json(m), "at": f"2026-01-01T00:00:{t:06.3f}Z"}
+            for (s, m), t in zip(moves, times, strict=True)
+        ],
+    }
+    # the history's times reach the review (the game is not over: allowed here)
+    assert review_history(history, unfinished=True).seats[0].missed == ()
+    # without the times, the second quick declaration would count as waiting
+    assert [m.n for m in review_seat(views[0], 0).missed] == [6]
+
+
+def test_the_reaction_window_is_the_servers() -> None:
+    from bodoge.server.runtime.pace import PACE_TABLE
+
+    assert PACE_TABLE["normal"].reaction_seconds == REACTION_SECONDS
+
+
+# --- 4. the penalty scaled by the chance, and the words ----------------------------------
+
+
+def moment(t: int, should: bool, p: float, mover: int | None, kind: str | None = "question"):
+    return Moment(t, should, p, p >= 1.0, mover, kind)
+
+
+def test_a_gamble_is_charged_by_its_chance_once_per_window_and_named_as_a_gamble() -> None:
+    from bodoge.games.tagiron.review import SeatReview
+
+    # seat 0 at 4 players: a 50% gamble the expert would take from moment 5 to 8 (it
+    # asks at move 8), then certain from moment 10 on while others move slowly
+    moments = [moment(t, False, 0.0, t % 4) for t in range(5)]
+    moments += [moment(t, True, 0.5, t % 4) for t in range(5, 9)]
+    moments += [moment(9, False, 0.0, 1)]
+    moments += [moment(t, True, 1.0, t % 4) for t in range(10, 13)]
+    times = [10.0 * i for i in range(13)]
+    missed = missed_chances(4, 0, moments, times)
+    assert [(m.n, m.certain, m.cost) for m in missed] == [(6, False, 5.0), (11, True, 10.0)]
+    review = SeatReview(0, (), (), (), tuple(missed))
+    assert review.score == 85
+    assert "1 missed declaration when certain" in review.summary
+    assert "1 gamble the expert would take not taken (50%)" in review.summary
+    # with 2 players: every own turn on which it was certain and asked
+    two = [moment(t, t % 2 == 0 and t > 2, 1.0, t % 2) for t in range(8)]
+    assert [m.n for m in missed_chances(2, 0, two)] == [5, 7]
+
+
+# --- 6. an unfinished history ------------------------------------------------------------------
+
+
+def test_an_unfinished_history_is_refused_and_a_finished_one_reviewed() -> None:
+    history = bot_history(3, 11, ["expert", "normal", "easy"])
+    assert review_history(history).seats
+    cut = {**history, "moves": history["moves"][:6]}
+    with pytest.raises(UnfinishedError, match=r"has not ended \(the history stops after 6 moves"):
+        review_history(cut)
+    assert len(review_history(cut, unfinished=True).seats) == 3
