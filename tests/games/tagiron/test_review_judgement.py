@@ -119,9 +119,7 @@ def test_a_question_that_tells_nothing_is_never_best_while_another_tells_somethi
     assert q.loss >= q.best_gain and q.mark == "mistake"
 
 
-def test_a_question_that_tells_nothing_is_not_best_though_informative_ones_tell_the_rivals_more() -> (
-    None
-):
+def test_a_question_that_tells_nothing_is_not_best_though_the_others_tell_rivals_more() -> None:
     """GAME.setup(seed 5), 4 players, seat 0 after three moves: every informative question
     face up tells the rivals more of seat 0's hand than it tells seat 0 of the centre,
     so by value alone the even count (0 bits, nothing told) came first.  It spends the
