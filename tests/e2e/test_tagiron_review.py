@@ -4,7 +4,8 @@ A player plays a 4-player game against three expert bots to the end, opens the
 replay and its review: a log-scale line per player, every question marked on
 the log beside the best question then, each player's score in one line, in
 Japanese and English, on a desktop and a phone (axe finds nothing serious); the
-figures agree with ``GET /api/tables/{id}/review``.
+figures agree with ``GET /api/tables/{id}/review``.  The graph has a key and named
+axes, and every mark on it is reached by Tab and Enter, or by a tap, and explained.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from tests.e2e.conftest import PHONE
 from tests.e2e.test_accessibility import Audit
 
 
-def test_review_of_a_finished_four_player_game(open_page, screenshot_dir):
+def test_review_of_a_finished_four_player_game(open_page, browser, screenshot_dir):
     page, _ = open_page("/")
     ui.sign_in(page, "はなこ")
     table = ui.start_tagiron_against_bots(page, 4, level="expert")
@@ -58,7 +59,9 @@ def test_review_of_a_finished_four_player_game(open_page, screenshot_dir):
             assert f"自分の手を{q['told']:.2f}ビット明かす" in text
         if (q["best"]["card"], q["best"]["choice"]) != (q["card"], q["choice"]):
             assert "最善：" in text and f"{q['best_bits']:.2f}ビット" in text
-            assert f"価値の損失{q['loss']:.2f}ビット" in text
+            assert f"価値の損失：質問{q['loss']:.2f}回分" in text
+        if q["settle"] >= 0.005:
+            assert f"{round(q['settle'] * 100)}%の確率でこれで確定" in text
     # Each player's score, explained in one line.
     scores = page.locator("[data-testid=review-score]")
     assert scores.count() == 4
@@ -67,10 +70,55 @@ def test_review_of_a_finished_four_player_game(open_page, screenshot_dir):
         assert f"{s['score']}点" in line
         if s["questions"]:
             assert f"質問の精度{round(s['accuracy'] * 100)}%" in line
-            assert f"失った価値{s['loss']:.2f}／{s['stake']:.2f}ビット" in line
+            assert f"失った価値：質問{s['loss']:.2f}／{s['stake']:.2f}回分" in line
         else:
             assert "質問なし" in line
-        assert f"宣言の見逃し{len(s['missed'])}回" in line
+        certain = sum(m["certain"] for m in s["missed"])
+        assert f"確定していたのに宣言しなかった{certain}回" in line
+        assert ("エキスパートなら宣言した賭け" in line) == any(
+            not m["certain"] for m in s["missed"]
+        )
+
+    # The graph explains itself: a key to its lines and marks, and its axes named.
+    key = page.locator("[data-testid=review-key] li")
+    assert key.count() == 6
+    assert "誤った宣言" in key.nth(4).inner_text() and "見逃し" in key.nth(5).inner_text()
+    assert page.locator("[data-testid=review-axis-x]").text_content() == "手数"
+    assert page.locator("[data-testid=review-axis-y]").text_content() == "候補の数"
+    # Every mark is a target of its own, named by its explanation ...
+    points = page.locator("[data-testid=review-point]")
+    marked = sum(
+        len(s["questions"]) + len(s["declarations"]) + len(s["missed"]) for s in review["seats"]
+    )
+    assert points.count() == marked
+    for i in range(points.count()):
+        assert points.nth(i).get_attribute("tabindex") == "0"
+        assert points.nth(i).get_attribute("role") == "button"
+        assert (
+            points.nth(i)
+            .get_attribute("aria-label")
+            .startswith(f"{points.nth(i).get_attribute('data-n')}. ")
+        )
+    # ... reached with the keyboard: Tab to the first, Enter shows what it means and
+    # moves the replay to its move, whose log entry carries the same note.
+    page.locator(".rv-caption").evaluate("(c) => { c.tabIndex = -1; c.focus(); }")
+    for _ in range(5):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement?.dataset?.testid") == "review-point":
+            break
+    focused = page.evaluate(
+        "() => [document.activeElement.dataset.n,"
+        " document.activeElement.getAttribute('aria-label')]"
+    )
+    assert focused[0] is not None
+    page.keyboard.press("Enter")
+    chosen = page.locator("[data-testid=review-chosen]")
+    assert chosen.inner_text() == focused[1]
+    entry = page.locator(f"[data-testid=log-entry][data-n='{focused[0]}']")
+    assert entry.locator("[data-testid=review-mark]").count() >= 1
+    assert page.evaluate("() => document.activeElement?.dataset?.testid") == "review-point"
+    page.keyboard.press("Tab")  # on to the next mark
+    assert page.evaluate("() => document.activeElement?.dataset?.testid") == "review-point"
 
     # The graph follows the replay: its line for now moves with the steps.
     now = page.locator("[data-testid=review-now]")
@@ -82,7 +130,7 @@ def test_review_of_a_finished_four_player_game(open_page, screenshot_dir):
     assert "points" in scores.first.inner_text()
     english = " ".join(scores.nth(i).inner_text() for i in range(4))
     assert "% accurate" in english or "no question asked" in english
-    assert "missed chance" in english
+    assert "missed declaration" in english
     ui.set_lang(page, "ja")
     page.click("[data-testid=replay-last]")
 
@@ -112,3 +160,20 @@ def test_review_of_a_finished_four_player_game(open_page, screenshot_dir):
     page.goto(page.url.split("?")[0] + "?replay&review")
     page.wait_for_selector("[data-testid=review-graph]")
     assert page.locator("[data-testid=review-line]").count() == 4
+
+    # On a touch screen a tap on a mark explains it too.
+    touch = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, locale="ja-JP")
+    try:
+        phone = touch.new_page()
+        phone.goto(page.url.split("/t/")[0] + "/")
+        ui.sign_in(phone, "たろう")
+        phone.goto(page.url)
+        phone.wait_for_selector("[data-testid=replay-page] [data-testid=tagiron]")
+        ui.show_panel(phone, "review")
+        phone.wait_for_selector("[data-testid=review-graph]")
+        mark = phone.locator("[data-testid=review-point]").last
+        label = mark.get_attribute("aria-label")
+        mark.tap()
+        assert phone.locator("[data-testid=review-chosen]").inner_text() == label
+    finally:
+        touch.close()

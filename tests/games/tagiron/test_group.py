@@ -273,3 +273,20 @@ def test_the_expert_asks_for_the_most_bits_less_what_its_own_answer_tells() -> N
         assert net[move.card, move.choice] == pytest.approx(max(net.values()))
         differs |= bits[move.card, move.choice] < max(bits.values()) - 1e-9
     assert differs  # somewhere the normal bot's question would tell on this seat
+
+
+def test_with_4_players_the_expert_asks_for_the_most_bits() -> None:
+    """Everyone answers every question with 4 players, so a seat's answer to a card is
+    heard whoever asks it: the expert charges nothing for it there (measured: weights
+    0 to 2 tie) and asks what the normal bot asks."""
+    for state in _states(4, range(3), 3):
+        seat = state.turn
+        if not state.log:
+            continue
+        s = _situation(state, seat)
+        if s.deduction.certain:
+            continue
+        assert set(GroupExpert().charges(s).values()) == {0.0}
+        move = GroupExpert().question(s, random.Random(0))
+        bits = s.deduction.question_bits(s.variants)
+        assert bits[move.card, move.choice] == pytest.approx(max(bits.values()))

@@ -193,7 +193,7 @@ def test_a_question_that_tells_more_but_gives_away_much_more_is_judged_worse() -
     assert total.best_value == pytest.approx(red.value)
     assert red.settle == 0.0 and total.settle < 0.001  # an extreme sum would settle it
     settle = total.settle
-    value = settle + (total.bits - (1 - settle) * LEAK * total.told) / RATE
+    value = settle + (total.bits - (1 - settle) * LEAK[3] * total.told) / RATE
     assert total.loss == pytest.approx(red.bits / RATE - value)
     assert total.mark == "mistake"  # over half of what the best question would gain, lost
     # the normal bot's question there (the most bits) now scores below the expert's

@@ -75,9 +75,11 @@ RACE_ON: dict[int, dict[tuple[int, int], float]] = {
 #: the rivals looked at): a right guess would be rarer than one in six.
 FLOOR = 0.15
 #: What a bit this seat's own answer tells the rivals about its hand costs,
-#: against a bit it learns about the centre (measured: 0.5, 1 and 2 beat 0 with
-#: 3 players, by avoiding shared cards, and tie with 4).
-LEAK = 1.0
+#: against a bit it learns about the centre, by players (measured: 0.5, 1 and 2
+#: beat 0 with 3 players, by avoiding shared cards; with 4 they tie with 0 —
+#: everyone answers every question there, so a seat's answer to a card is heard
+#: whoever asks it, and asking it oneself only brings that forward).
+LEAK: dict[int, float] = {3: 1.0, 4: 0.0}
 
 
 @dataclass(frozen=True)
@@ -195,8 +197,11 @@ class GroupExpert:
 
     def charges(self, s: Situation) -> dict[Variant, float]:
         """Bits each face-up variant costs: what this seat's own answer tells the rivals."""
+        weight = LEAK[s.players]
+        if not weight:
+            return dict.fromkeys(s.variants, 0.0)
         told = told_by_my_answers(s.position, s.variants)
-        return {v: LEAK * bits for v, bits in told.items()}
+        return {v: weight * bits for v, bits in told.items()}
 
     def question(self, s: Situation, rng: random.Random) -> Ask:
         """The most bits about the centre, less what this seat's own answer tells the rivals."""
