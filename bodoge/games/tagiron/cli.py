@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import IO
 
+from rich.console import Console
+
 from bodoge.core.values import JSON
 from bodoge.games.tagiron.ai.position import Position, PositionError
 from bodoge.games.tagiron.ai.solver import Deduction
@@ -76,6 +78,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--review",
         action="store_true",
         help="review every game and print each level's mean review score",
+    )
+    selfplay.add_argument(
+        "--rate",
+        action="store_true",
+        help="instead: fit the bits a question is worth on the way to certainty, from "
+        "all-normal games (the review's unit)",
     )
     selfplay.set_defaults(func=cmd_selfplay)
 
@@ -183,6 +191,8 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         else:
             render_solo_paired(console, sp.SoloSummary.of(solo, rows))
         return 0
+    if args.rate:
+        return _print_rate(console, args)
     try:
         levels = expand_levels(args.bots, args.players)
     except ValueError as exc:
@@ -205,6 +215,26 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
             tally.add(record)
             bar.advance(task)
     render_tally(console, tally)
+    return 0
+
+
+def _print_rate(console: Console, args: argparse.Namespace) -> int:
+    from bodoge.games.tagiron.review_rate import fit_rate
+    from bodoge.games.tagiron.review_value import RATE
+
+    fit = fit_rate(args.players, args.games, args.seed)
+    if not fit.points:
+        return _error("no seat became certain in these games")
+    console.print(
+        f"{fit.games} all-normal games, {args.players} players: {len(fit.points)} questions "
+        f"asked before certainty; fitted rate {fit.rate:.2f} bits a question "
+        f"(the review's RATE {RATE}: mean error {fit.error(RATE):+.2f} questions)"
+    )
+    for start, n, asked, model in fit.bins():
+        console.print(
+            f"  H {start:g}–{start + 2:g} bits: {n} questions, {asked:.2f} asked until "
+            f"certain, model {model:.2f}"
+        )
     return 0
 
 

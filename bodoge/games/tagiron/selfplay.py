@@ -408,6 +408,9 @@ class ReviewedGame:
     #: Per seat: its questions' accuracy, the share of the most information on offer
     #: they gathered, missed chances, hasty declarations.
     parts: tuple[tuple[float, float, int, int], ...] = ()
+    #: Processor seconds the review took (the wall-clock ``seconds`` grow with the load
+    #: of a shared machine; these do not).
+    cpu_seconds: float = 0.0
 
 
 def review_record(record: GameRecord, shared: dict | None = None) -> ReviewedGame:
@@ -424,11 +427,13 @@ def review_record(record: GameRecord, shared: dict | None = None) -> ReviewedGam
             found = known[key] = Deduction(position)
         return found
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     review = review_game(len(record.levels), record.seed, record.moves, deduce=deduce)
     seconds = time.perf_counter() - started
+    cpu_seconds = time.process_time() - cpu
     parts = tuple((s.accuracy, s.share, len(s.missed), s.hasty) for s in review.seats)
-    return ReviewedGame(record, tuple(s.score for s in review.seats), seconds, parts)
+    scores = tuple(s.score for s in review.seats)
+    return ReviewedGame(record, scores, seconds, parts, cpu_seconds)
 
 
 def _review_many(args: tuple[int, tuple[str, ...], int, list[int]]) -> list[ReviewedGame]:
@@ -467,6 +472,7 @@ class ScoreTally:
     levels: tuple[str, ...]
     scores: dict[str, list[int]] = field(default_factory=dict)
     seconds: list[float] = field(default_factory=list)
+    cpu_seconds: list[float] = field(default_factory=list)
     #: Per game, each level's mean score in it (the levels of one game are paired).
     games: list[dict[str, float]] = field(default_factory=list)
     #: Per level: the accuracy of the questions, the share of the most information,
@@ -475,6 +481,7 @@ class ScoreTally:
 
     def add(self, reviewed: ReviewedGame) -> None:
         self.seconds.append(reviewed.seconds)
+        self.cpu_seconds.append(reviewed.cpu_seconds)
         by_level: dict[str, list[int]] = {}
         for level, score in zip(reviewed.record.levels, reviewed.scores, strict=True):
             self.scores.setdefault(level, []).append(score)

@@ -329,3 +329,9 @@ def render_scores(console: Console, tally: ScoreTally, players: int) -> None:
     console.print(
         f"A game's review took a median {_ms(median)} (90% within {_ms(p90)}, longest {_ms(most)})"
     )
+    if tally.cpu_seconds:
+        median, p90, most = decision_times(tally.cpu_seconds)
+        console.print(
+            f"  in processor time: a median {_ms(median)} (90% within {_ms(p90)}, "
+            f"longest {_ms(most)})"
+        )
