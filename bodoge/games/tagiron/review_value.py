@@ -6,8 +6,9 @@ unit is one question: the expected number of further questions a seat needs
 to be certain is taken as ``0`` once it is certain and otherwise
 ``1 + H / R`` (``H`` the bits it still lacks about the target, ``R`` =
 :data:`RATE`, the bits a seat's own question is worth on the way to certainty,
-fitted to the normal bots' own 2-player play by :mod:`.review_rate`).  A question with answers worth ``bits`` that leaves the asker certain
-with chance ``settle`` then saves, in expectation,
+fitted to the normal bots' own 2-player play by :mod:`.review_rate`).  A
+question with answers worth ``bits`` that leaves the asker certain with chance
+``settle`` then saves, in expectation,
 
     gain = settle + bits / R
 
