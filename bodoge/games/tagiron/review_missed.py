@@ -92,9 +92,10 @@ def missed_chances(
                 out.append(MissedChance(m.t + 1, m.probability, m.certain, m.t, "own_turn"))
         return out
     window: list[Moment] = []
-    for m in [*moments, None]:
-        if m is not None and m.should:
-            window.append(m)
+    ends: list[Moment | None] = [*moments, None]  # None: the end closes the last window
+    for moment in ends:
+        if moment is not None and moment.should:
+            window.append(moment)
             continue
         if window:
             found = _charge(seat, window, times)
