@@ -77,10 +77,11 @@ def test_with_2_players_a_question_that_settles_the_game_is_best_though_it_is_sh
     # the unshared three-tile sum settles it as well: as good
     low = review_seat(views_from(state, [*SETTLE_MOVES, (0, Ask("low3_sum"))])[0], 0)
     assert low.questions[-1].settle == 1.0 and low.questions[-1].mark == "best"
-    # a question that does not settle it is worse than one that does
-    other = review_seat(views_from(state, [*SETTLE_MOVES, (0, Ask("max_minus_min"))])[0], 0)
+    # the three-tile high sum (26 for both candidates) tells nothing: a mistake beside them
+    other = review_seat(views_from(state, [*SETTLE_MOVES, (0, Ask("high3_sum"))])[0], 0)
     worse = other.questions[-1]
-    assert worse.settle < 1 and worse.loss > 0 and worse.best_settle == 1.0
+    assert (worse.bits, worse.settle, worse.best_settle) == (0.0, 0.0, 1.0)
+    assert worse.loss >= worse.best_gain and worse.mark == "mistake"
 
 
 # A 4-player deal (GAME.setup(seed 4)) where seat 0, at 10 candidates, asks the
@@ -119,19 +120,40 @@ def test_a_question_that_tells_nothing_is_never_best_while_another_tells_somethi
     assert q.loss >= q.best_gain and q.mark == "mistake"
 
 
-def test_a_question_that_tells_nothing_is_not_best_though_the_others_tell_rivals_more() -> None:
-    """GAME.setup(seed 5), 4 players, seat 0 after three moves: every informative question
-    face up tells the rivals more of seat 0's hand than it tells seat 0 of the centre,
-    so by value alone the even count (0 bits, nothing told) came first.  It spends the
-    turn for nothing: the review's best question is an informative one."""
+def test_a_question_that_tells_nothing_is_not_best_though_the_others_give_more_away() -> None:
+    """GAME.setup(seed 5), 4 players, seat 0 after three moves: the even count tells it
+    nothing (0 bits); the bits-less-charges value ranked it first there, since every
+    informative card told the rivals more of seat 0's hand than it told seat 0.  It spends
+    the turn for nothing: the best is an informative question, and asking it a mistake."""
     state = GAME.setup(GAME.options({"players": 4}), 4, 5)
     opening = [(2, Ask("red_sum")), (3, Ask("total_sum")), (2, Declare(("R0", "B2", "B4", "G5")))]
     even = review_seat(views_from(state, [*opening, (0, Ask("even_count"))])[0], 0)
     q = even.questions[-1]
-    assert q.bits == 0.0 and q.value > q.best_value  # it gives nothing away
-    assert q.best_bits > 0.5 and q.mark == "mistake"
+    assert q.bits == 0.0 and q.best_bits > 0.5 and q.mark == "mistake"
+    assert q.loss >= q.best_gain
     runs = review_seat(views_from(state, [*opening, (0, Ask("same_colour_runs"))])[0], 0)
     assert runs.questions[-1].mark in ("best", "good")
+
+
+def test_the_best_question_tells_something_whatever_the_charges() -> None:
+    """Where charges make a 0-bit question's value the highest (with 2 or 3 players the
+    expert still charges what an answer gives away), the best is still an informative
+    one, and the 0-bit question loses all that the best would have gained."""
+    from bodoge.games.tagiron.review_value import Worth, best_of, loss_of
+
+    worth = {
+        ("odd_count", None): Worth(bits=0.0, settle=0.0, charge=0.0),
+        ("total_sum", None): Worth(bits=2.0, settle=0.0, charge=4.0),
+        ("red_count", None): Worth(bits=1.0, settle=0.0, charge=2.0),
+    }
+    assert max(worth, key=lambda v: worth[v].value) == ("odd_count", None)
+    assert best_of(worth) == ("red_count", None)  # the higher value of the informative two
+    best = worth["red_count", None]
+    assert loss_of(worth["odd_count", None], best) == pytest.approx(best.gain)
+    assert question_mark(loss_of(worth["odd_count", None], best), best.gain) == "mistake"
+    # with no informative question face up, the 0-bit ones are compared by value
+    nothing = {v: Worth(0.0, 0.0, c) for v, c in ((("pairs", None), 0.1), (("where_0", None), 0.0))}
+    assert best_of(nothing) == ("where_0", None)
 
 
 # --- 2. no question on offer tells anything ----------------------------------------------
