@@ -32,7 +32,7 @@ from bodoge.games.tagiron.review_missed import (
 )
 from bodoge.games.tagiron.review_value import RATE
 from tests.games.tagiron.helpers import GAME, bot_history
-from tests.games.tagiron.test_review import HIGH, LOW, certain_game, dealt
+from tests.games.tagiron.test_review import CERTAIN_FACE_UP, HIGH, LOW, certain_game, dealt
 
 # --- 1. a question that settles the game -----------------------------------------------
 
@@ -173,6 +173,18 @@ def test_when_no_face_up_question_tells_anything_the_bands_keep_their_width() ->
         assert q.mark in ("best", "good") and q.loss <= (1 - 0.85) * MIN_STAKE
     assert question_mark(0.03, 0.0) == "good" and question_mark(TIE, 0.0) == "good"
     assert question_mark(0.2, 0.0) == "mistake"  # a quarter of a question at least
+
+
+def test_a_certain_seat_asking_a_question_that_tells_nothing_is_charged_once_not_twice() -> None:
+    """Seat 0 is certain from move 4 and asks the odd count at move 5: every question face
+    up tells it 0 bits.  The bits-less-charges value marked that a mistake (0.73 bits of
+    the opponent's next card lost) on top of the missed chance; the chance is the fault."""
+    state = dealt((LOW, HIGH), CERTAIN_FACE_UP)
+    review = review_seat(views_from(state, certain_game())[0], 0)
+    odd = review.questions[-1]
+    assert (odd.card, odd.most_bits, odd.before) == ("odd_count", 0.0, 1)
+    assert (odd.mark, odd.loss, odd.stake) == ("best", 0.0, MIN_STAKE)
+    assert [m.n for m in review.missed] == [5]
 
 
 # --- 3. one window of certainty, one charge --------------------------------------------------
