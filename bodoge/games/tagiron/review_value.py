@@ -95,6 +95,8 @@ def worths(s: Situation) -> dict[Variant, Worth]:
     """Every face-up question's :class:`Worth` to the seat of ``s``."""
     d = s.deduction
     bits = d.question_bits(s.variants)
+    if d.certain:  # nothing to gain or give: its fault is not declaring (review_missed)
+        return {v: Worth(b, 0.0, 0.0) for v, b in bits.items()}
     expert = DuelExpert() if s.players == 2 else GroupExpert()
     charges = expert.charges(s)
     settle = settle_chances(d, list(bits), bits)

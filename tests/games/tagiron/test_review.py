@@ -259,7 +259,7 @@ def test_a_certain_seat_that_asks_instead_of_declaring_missed_a_chance() -> None
     assert total.told == pytest.approx(told_by_brute("total_sum", LOW)) and total.told > 12
     assert (total.mark, red.mark, red.settle) == ("mistake", "best", 1.0)
     # asked when certain, the odd count changes nothing: the missed chance is the charge
-    assert (odd.settle, odd.given, odd.mark) == (1.0, 0.0, "best")
+    assert (odd.gain, odd.given, odd.mark) == (0.0, 0.0, "best")
     assert r.score == max(0, round(100 * r.accuracy - 10))
     assert "1 missed declaration when certain" in r.summary
 
