@@ -150,6 +150,30 @@ async def test_unknown_tables_and_games(ann: Client) -> None:
     assert reply["code"] == "bad_seat"
 
 
+@pytest.mark.parametrize(
+    ("bot", "code"),
+    [
+        # docs/protocol.md: `seat` not a whole number is bad_message, as is a `level` that is
+        # not a string; a whole number the table has no seat for is bad_seat.
+        ({"seat": True, "level": "easy"}, "bad_message"),
+        ({"seat": 1.0, "level": "easy"}, "bad_message"),
+        ({"seat": "1", "level": "easy"}, "bad_message"),
+        ({"seat": None, "level": "easy"}, "bad_message"),
+        ({"seat": 1, "level": 5}, "bad_message"),
+        ({"seat": 1, "level": None}, "bad_message"),
+        ({"seat": 9, "level": "easy"}, "bad_seat"),
+        ({"seat": -1, "level": "easy"}, "bad_seat"),
+        ({"seat": 1, "level": "godlike"}, "bad_options"),
+    ],
+)
+async def test_a_bot_seat_gets_the_code_the_field_table_gives(
+    ann: Client, bot: dict, code: str
+) -> None:
+    for game, options in (("tagiron", {"players": 3}), ("illustori", {"players": 3})):
+        reply = await ann.request("table.create", game=game, options=options, bots=[bot])
+        assert reply["type"] == "error" and reply["code"] == code, (game, bot, reply)
+
+
 async def _started_two_player_game(server: LiveServer) -> tuple[Client, Client, str, dict]:
     ann = await Client.connect(server.ws_url, "Ann")
     bob = await Client.connect(server.ws_url, "Bob")

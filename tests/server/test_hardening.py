@@ -53,7 +53,7 @@ async def test_float_settings_seats_and_choices_are_refused(ann: Client) -> None
     reply = await ann.request("table.create", game="tagiron", settings={"turn_seconds": 60.0})
     assert reply["code"] == "bad_options"
     reply = await ann.request("table.create", game="tagiron", bots=[{"seat": 1.0, "level": "easy"}])
-    assert reply["code"] == "bad_seat"
+    assert reply["code"] == "bad_message"
     table = (await ann.ok("table.create", game="tagiron", options={"players": 3}))["table"]
     for seat in (1.0, True):
         reply = await ann.request("table.add_bot", table=table, seat=seat, level="easy")

@@ -383,11 +383,15 @@ def _bot_list(raw: object, count: int, game: Game[Any, Any, Any]) -> list[tuple[
         if not isinstance(item, dict) or set(item) != {"seat", "level"}:
             raise ProtocolError("bad_message", "each bot is {seat, level}")
         seat, level = item["seat"], item["level"]
-        if not is_whole(seat) or not 1 <= seat < count:
+        # A seat that is no whole number (true, 1.0, "1") or a level that is no string is
+        # a malformed field, as for every other request; a number out of range is a seat.
+        if not is_whole(seat) or not isinstance(level, str):
+            raise ProtocolError("bad_message", "each bot is {seat: whole number, level: text}")
+        if not 1 <= seat < count:
             raise ProtocolError("bad_seat", f"bots sit in seats 1-{count - 1}")
         if seat in bots:
             raise ProtocolError("bad_seat", f"two bots for seat {seat}")
         if level not in game.bot_levels:
-            raise ProtocolError("bad_options", f"{game.id} has no bot level {str(level)[:40]!r}")
+            raise ProtocolError("bad_options", f"{game.id} has no bot level {level[:40]!r}")
         bots[seat] = level
     return sorted(bots.items())
