@@ -16,6 +16,7 @@ from bodoge.store.records import (
     SessionRecord,
     Sighting,
     TableRecord,
+    Timers,
 )
 
 
@@ -68,7 +69,8 @@ def seat(row: Any) -> SeatRecord:
 
 
 def move(row: Any) -> MoveRecord:
-    return MoveRecord(row.n, row.seat, row.move, row.at, row.actor)
+    timers = None if row.deadlines is None else Timers(dict(row.deadlines), row.clock_deadline)
+    return MoveRecord(row.n, row.seat, row.move, row.at, row.actor, timers)
 
 
 def chat_line(row: Any) -> ChatRecord:

@@ -175,6 +175,10 @@ class MoveRecord:
     move: dict[str, JSON]
     at: int
     actor: Actor = "player"
+    #: The timers the move left running, exactly as its frames told them: a catch-up tells
+    #: each move's own, never the table's current ones.  ``None``: a move stored before
+    #: moves kept their timers (revision 0002).
+    timers: Timers | None = None
 
 
 @dataclass(frozen=True)

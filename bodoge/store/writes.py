@@ -46,7 +46,10 @@ class Stmt:
     def encode(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
         if not self.json_at:
             return row
-        return tuple(dumps(v) if i in self.json_at else v for i, v in enumerate(row))
+        # None is SQL's NULL, not JSON's null: "nothing stored" (a move's unknown timers).
+        return tuple(
+            dumps(v) if i in self.json_at and v is not None else v for i, v in enumerate(row)
+        )
 
     def __repr__(self) -> str:
         return f"Stmt({self.sql!r})"
@@ -60,16 +63,18 @@ Op = tuple[Stmt, tuple[Any, ...]]
 GROUP_LIMIT = 256
 
 INSERT_MOVE = Stmt(
-    "INSERT INTO moves (table_id, n, seat, move, at, actor) VALUES (?, ?, ?, ?, ?, ?)",
-    json_at=(3,),
+    "INSERT INTO moves (table_id, n, seat, move, at, actor, deadlines, clock_deadline)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    json_at=(3, 6),
 )
 #: PostgreSQL's: a move and its table's timers (if parameter 10, ``changed``) in one
 #: statement, so that the moves of a group are one ``executemany``: one round trip.
 PG_APPEND_MOVE = Stmt(
-    "WITH appended AS (INSERT INTO moves (table_id, n, seat, move, at, actor)"
-    " VALUES (?, ?, ?, ?, ?, ?))"
+    "WITH appended AS (INSERT INTO moves"
+    " (table_id, n, seat, move, at, actor, deadlines, clock_deadline)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?))"
     " UPDATE tables SET deadlines = ?, clock_deadline = ? WHERE id = ? AND ?",
-    json_at=(3, 6),
+    json_at=(3, 6, 8),
 )
 SET_TIMERS = Stmt("UPDATE tables SET deadlines = ?, clock_deadline = ? WHERE id = ?", json_at=(0,))
 FINISH_TABLE = Stmt(
@@ -128,7 +133,17 @@ class MoveWrite:
     def ops(self, pg: bool = False) -> list[Op]:
         """Its statements (``pg``: PostgreSQL's, the move and its timers in one)."""
         m, table_id, timers, result = self.move, self.table_id, self.timers, self.result
-        move = (table_id, m.n, m.seat, m.move, m.at, m.actor)
+        kept = m.timers
+        move = (
+            table_id,
+            m.n,
+            m.seat,
+            m.move,
+            m.at,
+            m.actor,
+            None if kept is None else dict(kept.deadlines),
+            None if kept is None else kept.clock_deadline,
+        )
         ops: list[Op]
         if pg:
             if timers is None or result is not None:

@@ -120,8 +120,13 @@ def account_routes(server: Server) -> list[BaseRoute]:
 
 
 class _Refused(Exception):
-    def __init__(self, response: Response) -> None:
+    def __init__(self, response: Response, code: str) -> None:
         self.response = response
+        self.code = code
+
+
+def _refused(status: int, code: str, message: str) -> _Refused:
+    return _Refused(error(status, code, message), code)
 
 
 async def _answer(
@@ -138,8 +143,10 @@ async def _answer(
         )
         answer = await handler(call)
     except _Refused as exc:
+        server.counters.refused(exc.code)
         return exc.response
     except AccountError as exc:
+        server.counters.refused(exc.code)  # counted if it is a refusal (a rate, a quota)
         response = error(exc.status, exc.code, str(exc))
         if exc.retry is not None:
             response.headers["Retry-After"] = str(exc.retry)
@@ -165,19 +172,19 @@ async def _player(server: Server, request: Request) -> Player:
     try:
         return await server.players.by_token(_bearer(request), request_device(request))
     except ProtocolError:
-        raise _Refused(error(401, "bad_token", "send your token: Authorization: Bearer")) from None
+        raise _refused(401, "bad_token", "send your token: Authorization: Bearer") from None
 
 
 async def _body(request: Request) -> dict[str, Any]:
     raw = await request.body()
     if len(raw) > MAX_BODY:
-        raise _Refused(error(413, "too_large", f"send at most {MAX_BODY} bytes"))
+        raise _refused(413, "too_large", f"send at most {MAX_BODY} bytes")
     try:
         body = json.loads(raw or b"{}")
     except ValueError:
-        raise _Refused(error(400, "bad_request", "send a JSON object")) from None
+        raise _refused(400, "bad_request", "send a JSON object") from None
     if not isinstance(body, dict):
-        raise _Refused(error(400, "bad_request", "send a JSON object"))
+        raise _refused(400, "bad_request", "send a JSON object")
     return body
 
 

@@ -113,7 +113,7 @@ def asset_routes(server: Server) -> list[BaseRoute]:
             return error(400, "bad_upload", "send the pictures as multipart/form-data")
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > MAX_UPLOAD_BYTES:
-            return _too_large()
+            return refused(*TOO_LARGE)
         try:
             async with decoder.turn():
                 return await _read_and_store(request, player.id)
@@ -135,7 +135,7 @@ def asset_routes(server: Server) -> list[BaseRoute]:
         try:
             form = await parser.parse()
         except UploadTooLarge:
-            return _too_large()
+            return refused(*TOO_LARGE)
         except MultiPartException as exc:
             return error(400, "bad_upload", f"the upload could not be read: {exc.message}")
         try:
@@ -196,6 +196,7 @@ def asset_routes(server: Server) -> list[BaseRoute]:
     def refused(
         status: int, code: str, message: str, headers: dict[str, str] | None = None
     ) -> JSONResponse:
+        """An upload refused for a limit (a rate, a quota, a size): counted by its code."""
         server.counters.refused(code)
         response = error(status, code, message)
         response.headers.update(headers or {})
@@ -252,8 +253,7 @@ def _mb(size: int) -> str:
     return f"{size / 2**20:g} MB"
 
 
-def _too_large() -> JSONResponse:
-    return error(413, "upload_too_large", f"an upload is at most {MAX_UPLOAD_BYTES // 2**20} MB")
+TOO_LARGE = (413, "upload_too_large", f"an upload is at most {MAX_UPLOAD_BYTES // 2**20} MB")
 
 
 async def _limited(stream: AsyncIterator[bytes], limit: int) -> AsyncGenerator[bytes, None]:

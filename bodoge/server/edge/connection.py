@@ -190,6 +190,8 @@ class Connection:
         rid = req.id if req is not None else request_id
 
         def reply(message: dict[str, JSON]) -> None:
+            if message.get("type") == "error":  # every error frame passes here: count refusals
+                self.desk.counters.refused(str(message.get("code")))
             message = message if rid is None else {**message, "id": rid}
             if self._retry is not None and not self._retry[0].done():
                 self._retry[0].set_result(message)
@@ -418,7 +420,6 @@ class Connection:
             new_players = self.desk.new_players
             wait = 0 if self.address is None else await new_players.try_take(self.address)
             if wait:
-                self.desk.counters.refused("new_player_rate_limited")
                 raise ProtocolError(
                     "new_player_rate_limited",
                     f"too many new players from your address; the next one in {wait} s",

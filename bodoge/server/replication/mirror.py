@@ -35,7 +35,7 @@ from bodoge.server.runtime.seating import Seating
 from bodoge.server.runtime.settings import settings_from_json
 from bodoge.server.runtime.shown import ShownTable, send
 from bodoge.server.runtime.table import TableHost
-from bodoge.store import SeatRecord, TableBundle
+from bodoge.store import SeatRecord, TableBundle, Timers
 
 if TYPE_CHECKING:
     from bodoge.cluster.bus import Subscription
@@ -152,11 +152,11 @@ class Mirror(ShownTable):
         move = game.move_from_json(m.move)
         before = self.state
         state, events = game.apply(before, m.seat, move)
-        step = Step(m.n, m.seat, move, m.at, m.actor)
+        self.deadlines = _deadlines(m.deadlines)
+        step = Step(m.n, m.seat, move, m.at, m.actor, self.deadlines, m.clock_deadline)
         self.steps.append(step)
         self.state = state
         result = game.result(state)
-        self.deadlines = _deadlines(m.deadlines)
         self.clock = None if result is not None else game.clock(state)
         self.clock_deadline = m.clock_deadline
         self._summary = None
@@ -199,8 +199,6 @@ class Mirror(ShownTable):
         clock_deadline = facts.get("clock_deadline")
         clock_deadline = clock_deadline if isinstance(clock_deadline, int) else None
         ended = facts.get("ended")
-        if (deadlines, clock_deadline, ended) != (self.deadlines, self.clock_deadline, self.ended):
-            self._told.clear()
         self.status = status
         self.ended = ended
         self.started_at = facts.get("started_at")
@@ -269,7 +267,10 @@ class Mirror(ShownTable):
         for r in missed:
             if r.n != self.n + 1:
                 break
-            last = r.n == len(bundle.moves)
+            timers = r.timers
+            if timers is None:  # stored before moves kept their timers: the last has the table's
+                last = r.n == len(bundle.moves)
+                timers = Timers(dict(record.deadlines) if last else {}, record.clock_deadline)
             self._apply_move(
                 MovePublished(
                     r.n,
@@ -277,8 +278,8 @@ class Mirror(ShownTable):
                     r.move,
                     r.at,
                     r.actor,
-                    dict(record.deadlines) if last else {},
-                    record.clock_deadline,
+                    dict(timers.deadlines),
+                    timers.clock_deadline,
                 )
             )
         for c in bundle.chat:

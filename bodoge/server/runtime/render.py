@@ -14,8 +14,13 @@ A seat's messages come in two parts:
   clock and the result.
 
 A snapshot carries both whole.  An event frame carries the events, the view
-as a patch against the view after the previous move (:mod:`viewdiff`), and only
-the facts that changed since the seat's last frame.
+as a patch against the view after the previous move (:mod:`viewdiff`), and the
+facts of its move that differ from those of the move before (all of them in
+move 1's frame).  A frame is a function of the table's history alone: each move
+keeps the timers it left running (:class:`Step`), so a catch-up sends every
+seat exactly the frames it was sent live, never the table's current deadlines
+seen through an older state (in a secret vote, a running vote deadline tells
+who has not voted yet).
 """
 
 from __future__ import annotations
@@ -44,6 +49,12 @@ class Clocks:
     deadlines: Mapping[Seat, int]
     clock: int | None = None
 
+    @classmethod
+    def of(cls, step: Step, seats: int) -> Clocks:
+        """The timers move ``step`` left running (none known for a move stored before
+        moves kept them)."""
+        return cls(seats, step.deadlines or {}, step.clock)
+
 
 @dataclass(frozen=True, slots=True)
 class Step:
@@ -59,6 +70,10 @@ class Step:
     move: Move
     at: int
     actor: str
+    #: The turn deadlines (ms) the move left running, per seat (``None``: not known, a
+    #: move stored before moves kept them), and the rule clock's.
+    deadlines: Mapping[Seat, int] | None = None
+    clock: int | None = None
 
 
 class Shared:
@@ -169,8 +184,8 @@ def event(
 ) -> dict[str, JSON]:
     """Move ``step.n`` for one seat: its events, its view's patch and the facts that changed.
 
-    ``before`` is what the seat was last told of the facts (``None``: unknown,
-    so every fact is sent).  ``timed_out: true`` marks a move the stand-in bot
+    ``before`` is the facts of move ``step.n - 1`` as the seat sees them
+    (``None`` for move 1: every fact is sent).  ``timed_out: true`` marks a move the stand-in bot
     played for a late seat, when the seat may know who moved.
     """
     frame: dict[str, JSON] = {
@@ -215,23 +230,28 @@ def catch_up(
     states: Iterator[tuple[Any, Step | None, tuple[Event, ...]]],
     since: int,
     seat: Seat | None,
-    clocks: Clocks,
+    seats: int,
 ) -> Iterator[dict[str, JSON]]:
-    """The event frames ``since + 1 …`` for a seat coming back; each carries every fact."""
+    """The event frames ``since + 1 …`` for a seat coming back, exactly as they were sent
+    live: each move's facts are those of its state and its own timers (:meth:`Clocks.of`),
+    seen through the seat's eyes, never the table's current timers."""
     before: JSON = None
+    told: Facts | None = None
     for state, step, caused in states:
         n = 0 if step is None else step.n
         if n <= since:
             if n == since:
                 before = view(game, state, seat)
+                if step is not None:
+                    told = Shared(game, state, Clocks.of(step, seats)).facts(seat)
             continue
         assert step is not None
         after = view(game, state, seat)
         events = observed(game, caused, seat)
         mover, _ = game.public_move(state, step.seat, step.move, seat)
-        facts = Shared(game, state, clocks).facts(seat)
-        yield event(table_id, step, mover, events, patch(before, after, events), facts, None)
-        before = after
+        facts = Shared(game, state, Clocks.of(step, seats)).facts(seat)
+        yield event(table_id, step, mover, events, patch(before, after, events), facts, told)
+        before, told = after, facts
 
 
 def history(

@@ -10,6 +10,7 @@ change (commands and timers here; the owner's publications there), not in what t
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol, Self
 
 from bodoge.core.game import Clock, Event, Game, Seat
@@ -22,7 +23,7 @@ from bodoge.server.runtime.protocol import ProtocolError, encode, iso, now_ms
 from bodoge.server.runtime.render import Facts, Step
 from bodoge.server.runtime.seating import Seating
 from bodoge.server.runtime.settings import TableSettings, assistant_on, settings_from_json
-from bodoge.store import PlayerRecord, SeatRecord, TableBundle, TableRecord
+from bodoge.store import MoveRecord, PlayerRecord, SeatRecord, TableBundle, TableRecord, Timers
 from bodoge.store.records import TableStatus
 
 if TYPE_CHECKING:
@@ -73,8 +74,8 @@ class ShownTable:
         self.steps: list[Step] = []
         #: Per watched seat, its view after the last move: what the next patch starts from.
         self._seen: dict[Seat | None, JSON] = {}
-        #: Per watched seat, the facts its last event frame told (cleared when facts change
-        #: without a move, so that the next frame tells them all).
+        #: Per watched seat, the facts of the last move as it sees them: the next frame tells
+        #: those that differ (a seat not watched then works them out from the last step).
         self._told: dict[Seat | None, Facts] = {}
         self.deadlines: dict[Seat, int] = {}
         self.clock: Clock[Any] | None = None
@@ -126,9 +127,13 @@ class ShownTable:
         lines = (ChatLine.from_record(r) for r in bundle.chat)
         table.chat = Chat(host.config.limits.chat_backlog, lines, bundle.chat_count)
         if table.status != "waiting":
-            table.steps = [
-                Step(r.n, r.seat, game.move_from_json(r.move), r.at, r.actor) for r in bundle.moves
-            ]
+            table.steps = [step_of(game, r) for r in bundle.moves]
+            last = bundle.moves[-1] if bundle.moves else None
+            if last is not None and last.timers is None:
+                # Stored before moves kept their timers: the last move's are the table's.
+                record = bundle.table
+                timers = Timers(dict(record.deadlines), record.clock_deadline)
+                table.steps[-1] = step_of(game, replace(last, timers=timers))
             moves = [(step.seat, step.move) for step in table.steps]
             table.state = game.replay(table.options, len(table.seats), table.seed, moves)
             if table.status == "playing":
@@ -274,11 +279,23 @@ class ShownTable:
         )
 
     def _announce(self, step: Step, before: Any, events: list[Event]) -> None:
-        """Send every watched seat its frame of ``step``: events, view patch, changed facts."""
-        game, state = self.game, self.state
-        shared = render.Shared(game, state, self.clocks(), self.ended)
+        """Send every watched seat its frame of ``step`` (the last of :attr:`steps`): events,
+        view patch, and the facts that differ from the previous move's."""
+        game, state, seats = self.game, self.state, len(self.seats)
+        shared = render.Shared(game, state, render.Clocks.of(step, seats), self.ended)
         seen: dict[Seat | None, JSON] = {}
         told: dict[Seat | None, Facts] = {}
+        previous: render.Shared | None = None
+
+        def facts_before(seat: Seat | None) -> Facts | None:
+            nonlocal previous
+            if step.n == 1:
+                return None
+            if seat in self._told:
+                return self._told[seat]
+            if previous is None:
+                previous = render.Shared(game, before, render.Clocks.of(self.steps[-2], seats))
+            return previous.facts(seat)
 
         def frame(seat: Seat | None) -> dict[str, JSON]:
             old = self._seen[seat] if seat in self._seen else game.view(before, seat)
@@ -287,7 +304,7 @@ class ShownTable:
             mover, _ = game.public_move(state, step.seat, step.move, seat)
             facts = told[seat] = shared.facts(seat)
             ops = render.patch(old, new, observed)
-            return render.event(self.id, step, mover, observed, ops, facts, self._told.get(seat))
+            return render.event(self.id, step, mover, observed, ops, facts, facts_before(seat))
 
         self.audience.send_each(frame)
         self._seen, self._told = seen, told
@@ -329,7 +346,7 @@ class ShownTable:
             return
         if since < self.n:
             for frame in render.catch_up(
-                self.game, self.id, self.replay(), since, seat, self.clocks()
+                self.game, self.id, self.replay(), since, seat, len(self.seats)
             ):
                 send(sub, frame)
         if chat_since is not None:
@@ -350,3 +367,17 @@ class ShownTable:
 
 def send(sub: Subscriber, message: Mapping[str, JSON]) -> None:
     sub.send_text(encode(message))
+
+
+def step_of(game: Game[Any, Any, Any], record: MoveRecord) -> Step:
+    """A stored move as the table keeps it, with the timers it left running."""
+    timers = record.timers
+    return Step(
+        record.n,
+        record.seat,
+        game.move_from_json(record.move),
+        record.at,
+        record.actor,
+        None if timers is None else {int(s): at for s, at in timers.deadlines.items()},
+        None if timers is None else timers.clock_deadline,
+    )

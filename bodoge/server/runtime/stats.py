@@ -21,7 +21,8 @@ import gc
 import time
 from bisect import bisect_left
 from collections import Counter as CounterOf
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Literal
 
 from bodoge.core.values import JSON
 
@@ -126,10 +127,31 @@ class GcPauses:
 GC = GcPauses()
 
 
+#: Every error code that refuses a request for going past a limit, and its kind: ``quota``
+#: (too many, too large) or ``rate`` (too fast).  A new limit's code is added here, and is
+#: then counted wherever it is answered (:meth:`Counters.refused`).
+REFUSALS: Mapping[str, Literal["quota", "rate"]] = {
+    "too_many_connections": "quota",
+    "too_large": "quota",
+    "too_many_tables": "quota",
+    "too_many_decks": "quota",
+    "too_many_deck_bytes": "quota",
+    "too_many_passkeys": "quota",
+    "server_full": "quota",
+    "upload_too_large": "quota",
+    "too_many_pixels": "quota",
+    "uploads_busy": "quota",
+    "foreign_origin": "quota",
+    "unsupported_media_type": "quota",
+    "rate_limited": "rate",
+    "new_player_rate_limited": "rate",
+    "sign_in_rate_limited": "rate",
+    "table_rate_limited": "rate",
+    "upload_rate_limited": "rate",
+    "pixel_rate_limited": "rate",
+}
 #: The codes of refusals for going too fast (the others are quotas: too many, too large).
-RATE_CODES = frozenset(
-    {"table_rate_limited", "new_player_rate_limited", "upload_rate_limited", "pixel_rate_limited"}
-)
+RATE_CODES = frozenset(code for code, kind in REFUSALS.items() if kind == "rate")
 
 
 class Counters:
@@ -178,8 +200,20 @@ class Counters:
         }
 
     def refused(self, code: str) -> None:
-        """Count a request refused with ``code`` (a quota's or a rate's)."""
-        (self.refused_by_rate if code in RATE_CODES else self.refused_by_quota)[code] += 1
+        """Count an error answered with ``code`` if it is a refusal (:data:`REFUSALS`).
+
+        The one place refusals are counted: the server's exits call it with the code of
+        every error they answer — a WebSocket's error frame (``Connection.reply_to``), the
+        account API's and the uploads' HTTP errors — so a refusal is counted once, by the
+        process that answers it, whichever module or process decided it.
+
+        >>> counters = Counters(); counters.refused("bad_name"); counters.refused("rate_limited")
+        >>> counters.refusals()
+        {('rate', 'rate_limited'): 1}
+        """
+        kind = REFUSALS.get(code)
+        if kind is not None:
+            (self.refused_by_rate if kind == "rate" else self.refused_by_quota)[code] += 1
 
     def to_json(self) -> dict[str, JSON]:
         return {

@@ -252,8 +252,8 @@ class LiveTable(ShownTable):
         self.host.publisher.facts_changed(self, notify=True)
 
     def _facts_changed(self) -> None:
-        """Timers changed without a move: every seat's next frame tells every fact."""
-        self._told.clear()
+        """Timers changed without a move: the mirrors learn them (the next move's frame tells
+        its facts that differ from the last move's, which differ from these too)."""
         self.host.publisher.facts_changed(self, notify=False)
 
     async def remote_watch(self, process: str, players: frozenset[str], watchers: int) -> None:
@@ -293,7 +293,7 @@ class LiveTable(ShownTable):
                 send(sub, self.snapshot(seat))
             elif since < self.n:
                 for frame in render.catch_up(
-                    self.game, self.id, self.replay(), since, seat, self.clocks()
+                    self.game, self.id, self.replay(), since, seat, len(self.seats)
                 ):
                     send(sub, frame)
             for line in self.chat.since(chat_since):
@@ -565,18 +565,19 @@ class LiveTable(ShownTable):
             clock_deadline = next_clock_deadline(self.clock, clock, self.clock_deadline, now)
         else:
             deadlines, clock, clock_deadline = {}, None, None
-        record = MoveRecord(n, seat, game.move_to_json(move), now, actor)
+        timers = Timers(_deadlines_record(deadlines), clock_deadline)
+        record = MoveRecord(n, seat, game.move_to_json(move), now, actor, timers)
         changed = deadlines != self.deadlines or clock_deadline != self.clock_deadline
         await self.host.store.append_move(
             self.id,
             record,
-            Timers(_deadlines_record(deadlines), clock_deadline) if changed else None,
+            timers if changed else None,
             result.to_json() if result else None,
             rated=self.settings.rated,
             statistics=seat_statistics(game, state, len(self.seats)) if result else None,
         )
         self.host.counters.moves += 1
-        step = Step(n, seat, move, now, actor)
+        step = Step(n, seat, move, now, actor, deadlines, clock_deadline)
         self.steps.append(step)
         self.state = state
         self.deadlines, self.clock, self.clock_deadline = deadlines, clock, clock_deadline

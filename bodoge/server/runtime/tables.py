@@ -283,7 +283,6 @@ class Tables:
         cap = self.config.quotas.waiting_tables_per_player
         hosted = await self.reach.hosted_waiting(player.id) if cap else 0
         if cap and hosted + self._creating[player.id] >= cap:
-            self.counters.refused("too_many_tables")
             raise ProtocolError(
                 "too_many_tables", f"you host {cap} waiting tables: start or leave one first"
             )
@@ -305,7 +304,6 @@ class Tables:
         try:
             wait = await self.created.try_take(player.id)
             if wait:
-                self.counters.refused("table_rate_limited")
                 raise ProtocolError(
                     "table_rate_limited", f"too many new tables; the next one in {wait} s"
                 )
