@@ -88,9 +88,9 @@ async def seated_table(
     """People in every seat and a spectator, all watching the table before it starts."""
     clients = [await Client.connect(server.ws_url, f"catch{s}") for s in range(players)]
     spectator = await Client.connect(server.ws_url, "onlooker")
-    table = (
-        await clients[0].ok("table.create", game=game, options=options, settings=TURN)
-    )["table"]
+    table = (await clients[0].ok("table.create", game=game, options=options, settings=TURN))[
+        "table"
+    ]
     for client in clients[1:]:
         await client.ok("table.join", table=table)
     for client in [*clients, spectator]:
@@ -161,9 +161,7 @@ async def test_illustori_secret_votes_catch_ups_are_the_live_frames(
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
-async def test_tagiron_catch_ups_are_the_live_frames(
-    live_server: LiveServer, players: int
-) -> None:
+async def test_tagiron_catch_ups_are_the_live_frames(live_server: LiveServer, players: int) -> None:
     clients, spectator, table = await seated_table(
         live_server, "tagiron", {"players": players}, players
     )

@@ -23,6 +23,7 @@ from typing import Any
 from bodoge.core.errors import BadMove, BadOptions, GameFinished, IllegalMove, NotYourTurn
 from bodoge.core.game import Clock, Event, Result
 from bodoge.core.rng import derive_seed, rng
+from bodoge.core.text import invisible
 from bodoge.core.values import is_whole
 from bodoge.core.vocabulary import GameEnded, TurnStarted
 from bodoge.games.illustori import kana, shiritori
@@ -223,6 +224,9 @@ def _check_text(word: Any, *ends: Any) -> str:
         raise BadMove(f"a word is at most {MAX_WORD} characters, not {len(word)}")
     if any(unicodedata.category(c) == "Cc" for c in word):
         raise BadMove("a word cannot hold control characters such as line breaks")
+    hidden = invisible(word, emoji=True)
+    if hidden is not None:
+        raise BadMove(f"a word cannot hold invisible characters (U+{ord(hidden):04X})")
     return word
 
 

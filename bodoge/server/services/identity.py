@@ -25,6 +25,7 @@ import weakref
 from collections.abc import Callable
 from typing import Protocol
 
+from bodoge.core.text import invisible
 from bodoge.server.runtime.players import Player as Player
 from bodoge.server.runtime.players import new_id as new_id
 from bodoge.server.runtime.protocol import ProtocolError, now_ms
@@ -36,13 +37,11 @@ log = logging.getLogger(__name__)
 # Control characters break layouts and logs; NUL is refused by PostgreSQL text.
 _NAME_FORBIDDEN = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _TEXT_FORBIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-# Bidi embeddings, overrides and isolates turn the rest of a line around ("txt.exe" shown
-# as "exe.txt"); line and paragraph separators break it like a newline would.
-_TEXT_UNSAFE = re.compile(r"[\u202a-\u202e\u2066-\u2069\u2028\u2029]")
-# Letters and symbols that draw nothing: a name of them looks empty.
-_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
-_ZWJ, _VS16, _BLACK_FLAG = "\u200d", "\ufe0f", "\U0001f3f4"
-_TAGS = range(0xE0020, 0xE0080)
+# Line and paragraph separators break a line like a newline would (what draws nothing or
+# turns the line around is bodoge.core.text's, by Unicode property).
+_TEXT_UNSAFE = re.compile(r"[\u2028\u2029]")
+# Symbols that draw nothing without being default-ignorable: a name of them looks empty.
+_BLANK = frozenset("\u2800")
 #: Combining marks one character may carry: enough for any script, too few for "Zalgo" text.
 MAX_MARKS = 3
 #: An account's sign-in unused for this long expires (``bodoge serve --session-days``).
@@ -62,13 +61,14 @@ def hash_token(token: str) -> str:
 def check_name(raw: object, limit: int = 24) -> str:
     """A valid nickname (surrounding spaces removed) or ``bad_name``.
 
-    A name must show something and stay in its place: no invisible or format
-    characters (zero-width space, BOM, direction overrides), no line
-    separators, no towers of combining marks.  Emoji sequences stay whole.
+    A name must show something and stay in its place: nothing invisible
+    (:func:`bodoge.core.text.invisible`: no default-ignorable or bidi control
+    character, not even inside an emoji), no other format character, no line
+    separators, no towers of combining marks.
 
-    >>> check_name("👩\u200d💻 Ann")
-    '👩\u200d💻 Ann'
-    >>> check_name("\u200b")
+    >>> check_name("💻 Ann")
+    '💻 Ann'
+    >>> check_name("Ha\u034fna")
     Traceback (most recent call last):
     ...
     bodoge.server.runtime.protocol.ProtocolError: a name must be 1-24 characters of text
@@ -80,6 +80,7 @@ def check_name(raw: object, limit: int = 24) -> str:
         not 1 <= len(name) <= limit
         or _NAME_FORBIDDEN.search(name)
         or not _utf8(name)
+        or invisible(name) is not None
         or not _shows(name, formats=False)
     ):
         raise ProtocolError("bad_name", "a name must be 1-24 characters of text")
@@ -100,6 +101,7 @@ def check_text(raw: object, limit: int = 300) -> str:
         or _TEXT_FORBIDDEN.search(raw)
         or _TEXT_UNSAFE.search(raw)
         or not _utf8(raw)
+        or invisible(raw, emoji=True) is not None
         or not _shows(raw, formats=True)
     ):
         raise ProtocolError("bad_text", f"chat text must be 1-{limit} characters")
@@ -110,11 +112,10 @@ def _shows(text: str, *, formats: bool) -> bool:
     """Whether ``text`` shows something: a visible character, no line or paragraph
     separator, and no run of more than MAX_MARKS combining marks.
 
-    Without ``formats``, format characters (Unicode Cf) are refused too, except a
-    zero-width joiner between two emoji and the tags of a flag such as England's.
+    Without ``formats``, format characters (Unicode Cf) are refused too.
     """
     visible, marks = False, 0
-    for i, char in enumerate(text):
+    for char in text:
         kind = unicodedata.category(char)
         if kind in ("Mn", "Me"):
             marks += 1
@@ -122,26 +123,11 @@ def _shows(text: str, *, formats: bool) -> bool:
                 return False
             continue
         marks = 0
-        if kind in ("Zl", "Zp") or (kind == "Cf" and not formats and not _joins_emoji(text, i)):
+        if kind in ("Zl", "Zp") or (kind == "Cf" and not formats):
             return False
         if kind[0] in "LNPS" and char not in _BLANK:
             visible = True
     return visible
-
-
-def _joins_emoji(text: str, i: int) -> bool:
-    char = text[i]
-    before = text[i - 1] if i else ""
-    if char == _ZWJ:
-        after = text[i + 1] if i + 1 < len(text) else ""
-        return _emoji_part(before) and unicodedata.category(after) == "So"
-    if ord(char) in _TAGS:
-        return before == _BLACK_FLAG or (before != "" and ord(before) in _TAGS)
-    return False
-
-
-def _emoji_part(char: str) -> bool:
-    return char == _VS16 or (char != "" and unicodedata.category(char) in ("So", "Sk"))
 
 
 def _utf8(text: str) -> bool:
