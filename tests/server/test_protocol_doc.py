@@ -233,3 +233,68 @@ def test_the_whole_session_is_messages_their_schemas_accept() -> None:
     events = [m for side, m in session if m["type"] == "event"]
     assert [e["n"] for e in events] == [1, 2]
     assert checker.tables["t_7q2w9e4r1t"].views.keys() == {0, 1, 2}  # both patches applied
+
+
+def _games_row(name: str, asides: bool = False) -> dict[str, set[str]]:
+    """The backticked names of a row of the Games section's table, per game id (a move's
+    JSON by its type); with ``asides``, those in parentheses too (values, remarks)."""
+    section = _section("Games")
+    header = re.search(r"^\| \| (.+) \|$", section, re.M)
+    assert header, "no games table"
+    ids = re.findall(r"\(`([a-z_]+)`", header.group(1))
+    row = re.search(rf"^\| {re.escape(name)} \| (.+) \|$", section, re.M)
+    assert row, f"no row {name!r}"
+    cells = row.group(1).split(" | ")
+    assert len(cells) == len(ids), name
+    return {
+        game: {
+            re.sub(r'^\{"type": "([a-z_]+)".*', r"\1", item)
+            for item in re.findall(r"`([^`]+)`", cell if asides else re.sub(r"\(.*?\)", "", cell))
+        }
+        for game, cell in zip(ids, cells, strict=True)
+    }
+
+
+def test_each_games_view_keys_are_exactly_those_documented() -> None:
+    """The "view keys" row (with the keys every view shares) against real views: every
+    seat's and a spectator's, of random games at every player count."""
+    from tests.core.harness import games as played_games
+
+    shared = set(_first_column(_table_after(_section("Games"), "| in every view |")))
+    shared |= {"players", "you", "turn", "to_act", "result", "hand_counts", "deck_count"}
+    listed = _games_row("view keys")
+    assert set(listed) == set(registry())
+    for game_id, keys in listed.items():
+        seen: set[str] = set()
+        counts = set()
+        for played in played_games(game_id):
+            counts.add(played.seats)
+            for state in [*played.states[:: max(1, len(played.states) // 8)], played.final]:
+                for viewer in played.viewers:
+                    view = played.game.view(state, viewer)
+                    assert isinstance(view, dict)
+                    seen |= set(view)
+        optional = {"hand_counts", "deck_count"} - seen  # only in a game with hands, a deck
+        assert seen == (shared - optional) | keys, (game_id, seen ^ ((shared - optional) | keys))
+        assert len(counts) > 1, game_id
+
+
+def test_each_games_options_moves_events_and_levels_are_exactly_those_documented() -> None:
+    from tests.core.harness import games as played_games
+
+    options, levels = _games_row("options"), _games_row("bot levels")
+    moves, events = _games_row("moves", asides=True), _games_row("events")
+    for game_id, game in registry().items():
+        assert options[game_id] == set(game.options_json(game.options({}))), game_id
+        assert levels[game_id] == set(game.bot_levels), game_id
+        played = played_games(game_id)
+        seen_moves = {game.move_to_json(m)["type"] for p in played for _, m in p.moves}
+        assert seen_moves <= moves[game_id], (game_id, seen_moves - moves[game_id])
+        seen_events = {
+            observed["type"]
+            for p in played
+            for caused in p.events
+            for e in caused
+            if (observed := game.observe(e, None)) is not None
+        }
+        assert seen_events <= events[game_id], (game_id, seen_events - events[game_id])
