@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from hypothesis import settings
 
-from tests.support import schema
+from tests.support import http_schema, schema
 from tests.support.live_server import LiveServer
 
 # Property tests draw the same examples on every run and never fail on time: CI shares two
@@ -30,6 +31,41 @@ def frames_match_the_schemas() -> Iterator[None]:
     yield
     violations = schema.take_violations()
     assert not violations, "frames that break docs/schema:\n" + "\n".join(violations[:20])
+
+
+def _checked(response: httpx.Response) -> httpx.Response:
+    """Validate an answer that was read (a streamed one is left to its reader)."""
+    try:
+        content = response.content
+    except httpx.ResponseNotRead:
+        return response
+    request = response.request
+    content_type = response.headers.get("content-type", "")
+    http_schema.record(
+        request.method, request.url.path, response.status_code, content_type, content
+    )
+    http_schema.check(request.method, request.url.path, response.status_code, content_type, content)
+    return response
+
+
+@pytest.fixture(scope="session", autouse=True)
+def http_answers_match_the_schemas() -> Iterator[None]:
+    """Check every answer an ``httpx`` client of a test gets against ``docs/schema/http``
+    (:mod:`tests.support.http_schema`); ``frames_match_the_schemas`` fails the test."""
+    sync_send, async_send = httpx.Client.send, httpx.AsyncClient.send
+
+    def send(self: httpx.Client, request: httpx.Request, **kwargs: object) -> httpx.Response:
+        return _checked(sync_send(self, request, **kwargs))  # type: ignore[arg-type]
+
+    async def asend(
+        self: httpx.AsyncClient, request: httpx.Request, **kwargs: object
+    ) -> httpx.Response:
+        return _checked(await async_send(self, request, **kwargs))  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(httpx.Client, "send", send)
+        patch.setattr(httpx.AsyncClient, "send", asend)
+        yield
 
 
 @pytest.fixture(scope="session")

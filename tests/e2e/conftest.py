@@ -14,9 +14,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
+from tests.support import http_schema
 from tests.support.live_server import LiveServer
 from tests.support.schema import FrameChecker
 
@@ -138,6 +140,20 @@ class PageProblems:
         self.dialogs: list[str] = []
 
 
+def check_answer(response: object) -> None:
+    """Check a page's JSON answer of the HTTP API against ``docs/schema/http``."""
+    url = urlsplit(response.url)  # type: ignore[attr-defined]
+    kind = response.headers.get("content-type", "")  # type: ignore[attr-defined]
+    if not kind.startswith("application/json"):
+        return
+    try:
+        body = response.body()  # type: ignore[attr-defined]
+    except Exception:  # the page went away first: nothing to check
+        return
+    method = response.request.method  # type: ignore[attr-defined]
+    http_schema.check(method, url.path, response.status, kind, body)  # type: ignore[attr-defined]
+
+
 def check_socket(ws: object, origin: str) -> None:
     """Check every frame the server sends on a page's WebSocket against the schemas."""
     checker = FrameChecker(origin)
@@ -165,6 +181,7 @@ def open_page(
         problems.append(found)
         page.on("pageerror", lambda e: found.errors.append(str(e)))
         page.on("websocket", lambda ws: check_socket(ws, f"to the page {path}"))
+        page.on("response", check_answer)
 
         def on_dialog(dialog: object) -> None:
             found.dialogs.append(f"{dialog.type}: {dialog.message}")  # type: ignore[attr-defined]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import urllib.parse
 import urllib.request
 from collections import Counter
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from bodoge.core.values import JSON
 from bodoge.games.tagiron.events import Declared
 from bodoge.games.tagiron.game import TagironGame
 from bodoge.games.tagiron.tiles import ALL_TILES, COPIES, sort_key
+from tests.support import http_schema
 from tests.support.client import Client
 
 GAME = TagironGame()
@@ -89,7 +91,10 @@ async def play_seat(
 
 def http_json(url: str) -> JSON:
     with urllib.request.urlopen(url, timeout=20) as response:
-        return json.loads(response.read())
+        content = response.read()
+        kind = response.headers.get("content-type", "")
+        http_schema.check("GET", urllib.parse.urlsplit(url).path, response.status, kind, content)
+        return json.loads(content)
 
 
 async def history(base_url: str, table: str) -> JSON:

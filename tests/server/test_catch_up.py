@@ -1,14 +1,14 @@
 """A catch-up (``table.open`` with ``since``) sends each move's frame exactly as it was sent live.
 
 Every seat and a spectator watch a game from before its start; then, at a vote half cast
-(Illustori) or a dozen moves in (Tagiron), and again later (Tagiron: at its end), each of them opens the table again on a connection of its own with every
-``since`` from 0 on, and the frames it gets must be, byte for byte once parsed, the event
-frames it was sent live from ``since + 1`` on: the facts too (``to_act``, ``deadlines``,
-``clock``), each of its own move and seen through the seat's eyes, never the table's
-current timers. With a turn limit every awaited person has a deadline, so a frame that told
-the current deadlines through an older state would tell, in a secret vote, who has not
-voted yet (the audit of issue 27: a catch-up frame n=1 carried the running vote deadline
-of seat 2).
+(Illustori) or a dozen moves in (Tagiron), and again later (Tagiron: at its end), each of
+them opens the table again on a connection of its own with every ``since`` from 0 on, and
+the frames it gets must be, once parsed, the event frames it was sent live from
+``since + 1`` on: the facts too (``to_act``, ``deadlines``, ``clock``), each of its own
+move and seen through the seat's eyes, never the table's current timers. With a turn limit
+every awaited person has a deadline, so a frame that told the current deadlines through an
+older state would tell, in a secret vote, who has not voted yet (the audit of issue 27: a
+catch-up frame n=1 carried the running vote deadline of seat 2).
 
 Illustori plays with ``secret_votes`` at 3 and 4 players, Tagiron at 2, 3 and 4 players,
 all with a turn limit.

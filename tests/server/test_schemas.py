@@ -395,3 +395,45 @@ def test_the_checker_catches_a_snapshot_that_contradicts_the_patches() -> None:
 def test_schema_ids_name_their_files() -> None:
     for path in schema.schema_files():
         assert json.loads(path.read_text())["$id"] == BASE + path.relative_to(SCHEMA_DIR).as_posix()
+
+
+def test_every_json_route_of_the_http_api_has_its_schema(tmp_path) -> None:
+    """``docs/schema/http.json`` names exactly the app's routes (but the pages, the static
+    files, ``/metrics`` and ``/ws``), each with a schema file there, and uses every file."""
+    from starlette.routing import Route
+
+    from bodoge.server.edge.app import create_app
+    from bodoge.server.runtime.config import ServerConfig
+    from bodoge.store import sqlite_url
+    from tests.support import http_schema
+
+    app = create_app(ServerConfig(db_url=sqlite_url(tmp_path), bot_workers=0))
+    served = {
+        f"{method} {route.path}"
+        for route in app.routes
+        if isinstance(route, Route) and (route.path.startswith("/api/") or route.path == "/healthz")
+        for method in sorted(route.methods or ())
+        if method != "HEAD"
+    }
+    index = _load("http.json")
+    assert set(index["x-routes"]) == served
+    named = {v["every_status"] if isinstance(v, dict) else v for v in index["x-routes"].values()}
+    files = {f"http/{p.name}" for p in (SCHEMA_DIR / "http").glob("*.json")}
+    assert named | {"http/error.json"} == files
+    assert len(http_schema.routes()) == len(served)
+
+
+def test_the_http_checker_catches_a_bad_answer() -> None:
+    from tests.support.http_schema import problems
+
+    summary = {"id": "t_abcd", "game": "tagiron"}  # most of a summary missing
+    assert problems("GET", "/api/tables/t_abcd", 200, summary)
+    assert problems("GET", "/api/tables/t_abcd", 200, {**summary, "extra": 1})
+    assert problems("GET", "/api/stats", 200, {"uptime": 1}) != []
+    assert problems("POST", "/api/sign-in", 401, {"error": {"code": "sign_in_failed"}}) == [
+        "POST /api/sign-in 401: at $.error: 'message' is a required property"
+    ]
+    assert problems("GET", "/healthz", 503, {"status": "unavailable", "process": "p"}) == []
+    assert problems("PUT", "/api/stats", 200, {}) == [
+        "PUT /api/stats 200: no route of docs/schema/http.json answers it"
+    ]
