@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -175,3 +176,23 @@ async def test_tagiron_catch_ups_are_the_live_frames(live_server: LiveServer, pl
     await check_every_catch_up(live_server, table, watchers, n)
     for client in watchers:
         await client.close()
+
+
+async def test_a_catch_up_after_a_crash_is_the_live_frames(
+    make_live_server: Callable[..., LiveServer],
+) -> None:
+    """The moves' timers come back from the store: after ``kill -9`` and a restart, every
+    catch-up is still the frames sent live (a restored table keeps no state per move)."""
+    server = make_live_server()
+    options = {"players": 3, "secret_votes": True, "deck_size": 30}
+    clients, spectator, table = await seated_table(server, "illustori", options, 3)
+    rng = random.Random(7)
+    for _ in range(30):
+        n = await play(clients, table, rng, 1, illustori_move)
+        view = last_state(clients[0], table)["view"]
+        if n >= 6 and view["phase"] == "vote" and view["votes"]["cast"] == 1:
+            break
+    else:
+        raise AssertionError("no vote was ever half cast")
+    server.restart(crash=True)
+    await check_every_catch_up(server, table, [*clients, spectator], n)

@@ -419,3 +419,21 @@ async def test_what_was_acknowledged_survives_kill_9(store_url: str) -> None:
             assert bundle.table.deadlines == {"0": len(stored)}
     finally:
         await store.close()
+
+
+async def test_each_move_keeps_the_timers_it_left_running(store: SqlStore) -> None:
+    """A catch-up tells each move's own deadlines: the move's row keeps them, whatever the
+    table's running timers are now; a move stored without them reads back as unknown."""
+    await _with_table(store)
+    await store.start_table("t_1", 2_000, SEATS, Timers({"0": 9_000}, None))
+    first = MoveRecord(1, 0, {"type": "pass"}, 2_500, "player", Timers({"1": 9_500}, 7))
+    second = MoveRecord(2, 1, {"type": "pass"}, 2_600, "player", Timers({"0": 9_600}, None))
+    await store.append_move("t_1", first, first.timers)
+    await store.append_move("t_1", second, second.timers)
+    await store.append_move("t_1", MoveRecord(3, 0, {"type": "pass"}, 2_700))  # as before 0002
+    await store.set_timers("t_1", Timers({"1": 12_000}, 40))
+    bundle = await store.load_table("t_1")
+    assert bundle is not None
+    assert [m.timers for m in bundle.moves] == [first.timers, second.timers, None]
+    assert bundle.moves[:2] == (first, second)
+    assert (bundle.table.deadlines, bundle.table.clock_deadline) == ({"1": 12_000}, 40)
