@@ -41,9 +41,6 @@ def _checked(response: httpx.Response) -> httpx.Response:
         return response
     request = response.request
     content_type = response.headers.get("content-type", "")
-    http_schema.record(
-        request.method, request.url.path, response.status_code, content_type, content
-    )
     http_schema.check(request.method, request.url.path, response.status_code, content_type, content)
     return response
 

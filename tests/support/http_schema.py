@@ -4,7 +4,7 @@
 (``"GET /api/tables/{table_id}": "http/table.json"``); every error answer of any route is
 ``http/error.json``.  Every ``httpx`` client of the tests (``tests/conftest.py`` wraps
 ``send``) and every browser page (``tests/e2e/conftest.py``) hands its answers to
-:func:`check_response`, which records what is wrong in :data:`tests.support.schema.VIOLATIONS`,
+:func:`check`, which records what is wrong in :data:`tests.support.schema.VIOLATIONS`,
 so the test that got it fails, as for a WebSocket frame.  A JSON answer of a path no route
 names is a violation too: a new endpoint cannot answer undocumented.
 
