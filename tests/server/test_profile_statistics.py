@@ -121,7 +121,7 @@ async def _older_store(path, player: str, finished: int) -> None:
     with sqlite3.connect(path) as db:
         db.execute("ALTER TABLE tables DROP COLUMN statistics")
         db.execute("DROP TABLE alembic_version")
-        # Nor did moves keep their timers (revision 0002).
+        # Nor did moves keep their timers (revision 0004).
         db.execute("ALTER TABLE moves DROP COLUMN deadlines")
         db.execute("ALTER TABLE moves DROP COLUMN clock_deadline")
 
