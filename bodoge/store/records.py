@@ -177,7 +177,7 @@ class MoveRecord:
     actor: Actor = "player"
     #: The timers the move left running, exactly as its frames told them: a catch-up tells
     #: each move's own, never the table's current ones.  ``None``: a move stored before
-    #: moves kept their timers (revision 0004).
+    #: moves kept their timers (revision 0005).
     timers: Timers | None = None
 
 

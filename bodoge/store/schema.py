@@ -214,7 +214,7 @@ moves = sa.Table(
     sa.Column("actor", sa.String(16), nullable=False),
     # The timers the move left running (turn deadlines per seat, the rule clock): a
     # catch-up sends each move's frame with its own, as it was sent live. NULL: a move
-    # stored before revision 0004.
+    # stored before revision 0005.
     sa.Column("deadlines", sa.JSON, nullable=True),
     sa.Column("clock_deadline", sa.BigInteger, nullable=True),
 )

@@ -121,12 +121,6 @@ async def _older_store(path, player: str, finished: int) -> None:
     with sqlite3.connect(path) as db:
         db.execute("ALTER TABLE tables DROP COLUMN statistics")
         db.execute("DROP TABLE alembic_version")
-        # Nor did sign-ins note their devices (revision 0003), nor moves keep their timers
-        # (revision 0004).
-        for column in ("seen_at", "address", "browser", "system"):
-            db.execute(f"ALTER TABLE sessions DROP COLUMN {column}")
-        db.execute("ALTER TABLE moves DROP COLUMN deadlines")
-        db.execute("ALTER TABLE moves DROP COLUMN clock_deadline")
 
 
 async def test_an_older_stores_games_are_replayed_once_for_their_statistics(tmp_path) -> None:
