@@ -13,6 +13,7 @@ import importlib
 import json
 import pkgutil
 import random
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -116,7 +117,9 @@ def _overrides(game: Game, method: str) -> bool:
 
 def test_every_game_has_its_schemas() -> None:
     common = _load("common.json")["$defs"]
-    assert set(common["game_id"]["enum"]) == set(games())
+    # Any game's id: a new game adds its own folder of schemas and touches nothing shared.
+    assert "enum" not in common["game_id"]
+    assert all(re.fullmatch(common["game_id"]["pattern"], game_id) for game_id in games())
     assert {p.name for p in (SCHEMA_DIR / "games").iterdir()} == set(games())
     for game_id, game in games().items():
         files = {p.name for p in (SCHEMA_DIR / "games" / game_id).glob("*.json")}
