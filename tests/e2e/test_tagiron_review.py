@@ -10,9 +10,17 @@ axes, and every mark on it is reached by Tab and Enter, or by a tap, and explain
 
 from __future__ import annotations
 
+import math
+
 from tests.e2e import ui
 from tests.e2e.conftest import PHONE
 from tests.e2e.test_accessibility import Audit
+
+
+def _pct(x: float) -> int:
+    """A share in whole percent as the page rounds it (JavaScript's ``Math.round``: halves
+    up; Python's ``round`` takes 12.5 to 12)."""
+    return math.floor(x * 100 + 0.5)
 
 
 def test_review_of_a_finished_four_player_game(open_page, browser, screenshot_dir):
@@ -61,7 +69,7 @@ def test_review_of_a_finished_four_player_game(open_page, browser, screenshot_di
             assert "最善：" in text and f"{q['best_bits']:.2f}ビット" in text
             assert f"価値の損失：質問{q['loss']:.2f}回分" in text
         if q["settle"] >= 0.005:
-            assert f"{round(q['settle'] * 100)}%の確率でこれで確定" in text
+            assert f"{_pct(q['settle'])}%の確率でこれで確定" in text
     # Each player's score, explained in one line.
     scores = page.locator("[data-testid=review-score]")
     assert scores.count() == 4
@@ -69,7 +77,7 @@ def test_review_of_a_finished_four_player_game(open_page, browser, screenshot_di
         line = scores.nth(s["seat"]).inner_text()
         assert f"{s['score']}点" in line
         if s["questions"]:
-            assert f"質問の精度{round(s['accuracy'] * 100)}%" in line
+            assert f"質問の精度{_pct(s['accuracy'])}%" in line
             assert f"失った価値：質問{s['loss']:.2f}／{s['stake']:.2f}回分" in line
         else:
             assert "質問なし" in line
