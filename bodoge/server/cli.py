@@ -253,6 +253,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         " every visitor as the proxy)",
     )
     parser.add_argument(
+        "--ws-ping",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="ping every WebSocket this often (default: 1 with --redis, so that nginx's short"
+        " read timeout, docs/deploy.md, cuts only a paused process's sockets; 20 otherwise;"
+        " 0: never)",
+    )
+    parser.add_argument(
         "--public-origin",
         type=public_origin,
         action="append",
@@ -378,6 +387,24 @@ def cluster_config_error(db_url: str, redis_url: str, namespace: str | None) -> 
     return None
 
 
+def ws_ping(args: argparse.Namespace) -> float:
+    """Seconds between the pings on each WebSocket (0: none).
+
+    Behind the cluster's nginx a socket silent both ways for ``WS_TIMEOUT`` seconds is cut
+    (that is how a paused process's sockets are let go), so a cluster process pings more
+    often than that; a lone process keeps uvicorn's 20 s, enough to notice a dead peer.
+
+    >>> ws_ping(argparse.Namespace(ws_ping=None, redis="redis://r")), ws_ping(
+    ...     argparse.Namespace(ws_ping=None, redis=None))
+    (1.0, 20.0)
+    """
+    from bodoge.cluster.nginx import WS_PING
+
+    if args.ws_ping is not None:
+        return float(args.ws_ping)
+    return WS_PING if args.redis is not None else 20.0
+
+
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -386,6 +413,8 @@ def serve(args: argparse.Namespace) -> int:
 
     data = args.data or default_data_dir()
     db_url = args.db or sqlite_url(data)
+    if args.ws_ping is not None and not args.ws_ping >= 0:
+        raise SystemExit(f"bodoge serve: --ws-ping must be 0 or more seconds, not {args.ws_ping}")
     if args.redis_namespace is not None and args.redis is None:
         raise SystemExit("bodoge serve: --redis-namespace goes with --redis")
     if args.redis is not None:
@@ -452,6 +481,7 @@ def serve(args: argparse.Namespace) -> int:
             # uvicorn's sans-I/O WebSocket protocol, with lighter waiting parts
             # (bodoge/server/edge/socket_protocol.py).
             ws=LeanWebSocketProtocol,
+            ws_ping_interval=ws_ping(args) or None,
             lifespan="on",
             # The client address the limits count is the socket's, unless the socket is a
             # trusted proxy's: then X-Forwarded-For names the visitor.  Anyone else could
