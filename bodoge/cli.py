@@ -1,4 +1,4 @@
-"""The ``bodoge`` command: ``bodoge serve | admin | db | bench | nginx | tagiron ... | illustori ...``.
+"""The ``bodoge`` command: ``bodoge serve | admin | db | bench | nginx | tagiron … | illustori …``.
 
 Each area registers its own subcommands, so this module only wires them up.
 A command imports its module only when it runs: ``bodoge tagiron solve`` never

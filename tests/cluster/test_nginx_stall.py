@@ -160,4 +160,3 @@ async def test_a_paused_process_is_routed_around_and_comes_back(
             if process.process is not None:
                 os.kill(process.pid, signal.SIGCONT)
         await asyncio.gather(*(asyncio.to_thread(p.stop) for p in processes))
-
