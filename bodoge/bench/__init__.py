@@ -18,6 +18,7 @@ BENCH_MODULES = (
     "bodoge.bench.upgrade",
     "bodoge.bench.growth",
     "bodoge.bench.uploads",
+    "bodoge.bench.pings",
 )
 
 
