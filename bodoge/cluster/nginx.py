@@ -108,6 +108,7 @@ def nginx_config(
     listen: str = "80",
     operator: str = OPERATOR_LISTEN,
     allow: Sequence[str] = OPERATOR_ALLOW,
+    ws_timeout: float = WS_TIMEOUT,
 ) -> str:
     """The ``http``-level part of nginx's configuration for a cluster of ``upstreams``.
 
@@ -117,6 +118,7 @@ def nginx_config(
     clients the operator's site answers (the rest get 403). A process that refuses a
     connection (killed, restarting) or does not answer within the timeouts above (paused)
     is left out for :data:`FAIL_TIMEOUT` seconds and the request tried on the next one.
+    ``ws_timeout`` is the WebSocket's: at least 2 s more than the processes' ``--ws-ping``.
     """
     servers = "\n".join(
         f"    server {u} max_fails=1 fail_timeout={FAIL_TIMEOUT}s;" for u in upstreams
@@ -148,10 +150,10 @@ server {{
         proxy_set_header Upgrade $http_upgrade;
         proxy_set_header Connection $connection_upgrade;
         # The handshake's answer, then the longest silence of an open socket: every process
-        # pings each socket every {WS_PING:g} s (bodoge serve --ws-ping), so only a paused
-        # process's sockets are cut, and their browsers reconnect to a live one.
-        proxy_read_timeout {WS_TIMEOUT}s;
-        proxy_send_timeout {WS_TIMEOUT}s;
+        # pings each socket more often (bodoge serve --ws-ping, every {WS_PING:g} s by default),
+        # so only a paused process's sockets are cut, and their browsers reconnect to a live one.
+        proxy_read_timeout {ws_timeout:g}s;
+        proxy_send_timeout {ws_timeout:g}s;
     }}
     location ~ {SLOW_PATHS} {{
 {_PROXY}
@@ -265,10 +267,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         + ", ".join(OPERATOR_ALLOW)
         + ")",
     )
+    parser.add_argument(
+        "--ws-timeout",
+        type=float,
+        default=WS_TIMEOUT,
+        metavar="SECONDS",
+        help="how long a WebSocket's handshake may wait, and an open one stay silent: at least"
+        " 2 s more than the processes' --ws-ping (default %(default)s, with --ws-ping 1)",
+    )
     parser.set_defaults(func=_print_config)
 
 
 def _print_config(args: argparse.Namespace) -> int:
     allow = OPERATOR_ALLOW if args.allow is None else tuple(args.allow)
-    print(nginx_config(args.upstream, args.listen, args.operator, allow), end="")
+    if not args.ws_timeout >= 1:
+        raise SystemExit(f"bodoge nginx: --ws-timeout must be 1 s or more, not {args.ws_timeout}")
+    config = nginx_config(args.upstream, args.listen, args.operator, allow, args.ws_timeout)
+    print(config, end="")
     return 0

@@ -65,10 +65,13 @@ def test_bodoge_nginx_prints_the_configuration_for_the_processes_named() -> None
 
     command = [sys.executable, "-m", "bodoge", "nginx", "--listen", "203.0.113.7:80"]
     command += ["--upstream", "10.0.0.1:8001", "--upstream", "10.0.0.2:8001"]
-    command += ["--operator", "10.0.0.5:8081", "--allow", "10.0.0.9"]
+    command += ["--operator", "10.0.0.5:8081", "--allow", "10.0.0.9", "--ws-timeout", "12"]
     run = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
     expected = nginx_config(
-        ["10.0.0.1:8001", "10.0.0.2:8001"], "203.0.113.7:80", "10.0.0.5:8081", ["10.0.0.9"]
+        ["10.0.0.1:8001", "10.0.0.2:8001"], "203.0.113.7:80", "10.0.0.5:8081", ["10.0.0.9"], 12
     )
     assert run.stdout == expected
     assert "allow 127.0.0.1;" not in run.stdout  # --allow replaces the default, loopback
+    # The WebSocket's location alone takes the longer timeout; plain HTTP keeps 3 s.
+    assert run.stdout.count("proxy_read_timeout 12s;") == 1
+    assert run.stdout.count("proxy_read_timeout 3s;") == 2  # the site's /, the operator's
