@@ -27,6 +27,10 @@ request that may wait is given a short read timeout:
   cut, and a paused process's are, after :data:`WS_TIMEOUT` s, so their browsers reconnect
   to a live one.
 
+A process's own 503 (``store_unavailable``: the database is away, for every process alike)
+is passed on as it is and counts as no failure: tried elsewhere it would only be answered
+the same, and counted it would take every process out in turn.
+
 Two ``server`` blocks, each on the addresses it is given and no others: the public site
 (every visitor), where ``/metrics`` and ``/healthz`` are not found, and the operator's, on
 a loopback address by default and answering only from the addresses allowed there,

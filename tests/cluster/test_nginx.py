@@ -39,6 +39,8 @@ class Upstream:
     def _http(self, connection: ServerConnection, request: Request) -> Response | None:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return None  # go on with the WebSocket handshake
+        if request.path == "/api/store-down":  # what every process answers without its database
+            return connection.respond(503, f"{self.name}\n")
         return connection.respond(200, f"{self.name}\n")
 
 
@@ -90,6 +92,23 @@ async def test_a_dead_process_is_skipped(
     names = [(await ask(nginx.ws_url, "x")).split(":")[0] for _ in range(4)]
     assert names == ["b"] * 4  # a refused connection is tried on the next process
     await upstreams[0].start()
+
+
+async def test_a_503_is_passed_on_and_takes_no_process_out(
+    upstreams: list[Upstream], make_nginx: Callable[[list[int]], NginxServer]
+) -> None:
+    """A process's 503 (``store_unavailable``: the database is away for every process alike)
+    reaches the visitor as it is, with its Retry-After, and counts as no failure: were it one,
+    nginx would take every process out in turn and answer its own 502 meanwhile."""
+    nginx = make_nginx([u.port for u in upstreams])
+    async with httpx.AsyncClient() as client:
+        answers = [await client.get(nginx.url + "api/store-down") for _ in range(6)]
+        assert [a.status_code for a in answers] == [503] * 6
+        assert [a.text.strip() for a in answers] == [
+            answers[0].text.strip(),
+            answers[1].text.strip(),
+        ] * 3
+        assert {a.text.strip() for a in answers} == {"a", "b"}  # both still in the round robin
 
 
 async def test_metrics_and_healthz_are_the_operators_only(
