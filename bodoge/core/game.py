@@ -322,6 +322,19 @@ class Game(ABC, Generic[S, M, Opts]):
         """
         return None
 
+    def turn_based_options(self, options: Opts, move_seconds: int | None) -> Opts:
+        """The options of a table of this game played turn-based, ``move_seconds`` per move
+        (``None``: real time, the options as the host chose them).
+
+        A turn-based game runs for days (``bodoge/server/runtime/turns.py``): whatever in
+        the rules assumes everyone at the table at once — a race out of turn, a vote limit
+        of seconds — is stated here, as options, so that it is stored with the table (a
+        table is its options, seed and moves) and the rules stay pure.  It must undo itself:
+        ``turn_based_options(turn_based_options(o, s), None)`` is the host's ``o`` again
+        (a waiting table's host may switch the mode back).  The default: no change.
+        """
+        return options
+
     def clock(self, state: S) -> Clock[M] | None:
         """A rule-level time limit running now, if the options asked for one."""
         return None

@@ -1,6 +1,7 @@
 """The server's parts wired together, independent of the web framework.
 
->>> from bodoge.server.runtime.config import ServerConfig
+>>> from bodoge.server.runtime.clock import SystemClock, use_clock
+from bodoge.server.runtime.config import ServerConfig
 >>> server = Server(ServerConfig(db_url="sqlite+aiosqlite:///:memory:"))
 >>> server.config.limits.outbox
 256
@@ -29,6 +30,7 @@ from bodoge.server.edge.metrics import (
 )
 from bodoge.server.replication.cluster_reach import ClusterReach
 from bodoge.server.replication.lobby_link import LobbyLink
+from bodoge.server.runtime.clock import SystemClock, use_clock
 from bodoge.server.runtime.config import ServerConfig
 from bodoge.server.runtime.lobby import Lobby
 from bodoge.server.runtime.stats import Counters
@@ -51,6 +53,8 @@ class Server:
 
     def __init__(self, config: ServerConfig, store: Store | None = None) -> None:
         self.config = config
+        # Every deadline and "now" of the server reads this clock (a test's, or the machine's).
+        use_clock(config.clock if config.clock is not None else SystemClock())
         self.games = dict(config.games) if config.games is not None else registry()
         self._given_store = store
         limits = config.limits

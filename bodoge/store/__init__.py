@@ -19,6 +19,7 @@ from bodoge.store.ports import (
     TableReader,
     TablesStore,
     TableStore,
+    TurnStore,
 )
 from bodoge.store.records import (
     AccountRecord,
@@ -35,6 +36,7 @@ from bodoge.store.records import (
     TableBundle,
     TableRecord,
     Timers,
+    VacationRecord,
 )
 from bodoge.store.sql import SqlStore, is_unavailable, open_store, sqlite_url
 
@@ -68,6 +70,8 @@ __all__ = [
     "TableStore",
     "TablesStore",
     "Timers",
+    "TurnStore",
+    "VacationRecord",
     "is_unavailable",
     "open_store",
     "sqlite_url",

@@ -33,6 +33,7 @@ from bodoge.store.records import (
     TableBundle,
     TableRecord,
     Timers,
+    VacationRecord,
 )
 
 
@@ -387,8 +388,31 @@ class PictureStore(Protocol):
         """Picture ``n`` of a set as ``(content, media type)``, or ``None``."""
 
 
+class TurnStore(Protocol):
+    """Turn-based play (:mod:`bodoge.server.runtime.turns`): vacations, and the open tables
+    a player sits at (``GET /api/players/me/tables``, the quota of turn-based tables)."""
+
+    @abstractmethod
+    async def vacation(self, player_id: str) -> VacationRecord | None:
+        """The player's vacation record, if they ever took one."""
+
+    @abstractmethod
+    async def set_vacation(self, vacation: VacationRecord) -> None:
+        """Store a player's vacation (begun, ended, or the year's count renewed)."""
+
+    @abstractmethod
+    async def away_until(self, player_ids: Iterable[str], now: int) -> dict[str, int]:
+        """Of these players, those on vacation at ``now``: until when."""
+
+    @abstractmethod
+    async def open_tables_of(self, player_id: str) -> list[TableBundle]:
+        """The waiting and running tables where ``player_id`` holds a seat, oldest first,
+        each with its seats and players (no moves, no chat)."""
+
+
 class Store(
     TableStore,
+    TurnStore,
     TablesStore,
     HistoryStore,
     StatisticsStore,

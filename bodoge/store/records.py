@@ -205,3 +205,14 @@ class TableBundle:
     players: dict[str, PlayerRecord]
     #: Players the host removed from the table before its game (they may not sit again).
     removed: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class VacationRecord:
+    """A player's vacation from turn-based games: it runs until ``until`` (ms; ``None`` or a
+    time past: none now), and ``days_used`` of the calendar year ``year`` (UTC) are spent."""
+
+    player: str
+    until: int | None
+    year: int
+    days_used: int

@@ -291,3 +291,15 @@ UNSUMMARISED_INDEX = sa.Index(
 )
 #: A leaderboard: a game's ratings by the number shown (their ordinal), best first.
 ORDINAL_INDEX = sa.Index("ratings_by_ordinal", ratings.c.game, ratings.c.ordinal, ratings.c.player)
+
+# A player's vacation from turn-based games (bodoge/server/runtime/turns.py): until when it
+# runs, and the days of the calendar year ``year`` (UTC) it has used.  One row per player who
+# ever took one.
+vacations = sa.Table(
+    "vacations",
+    metadata,
+    sa.Column("player", sa.String(32), primary_key=True),
+    sa.Column("until", sa.BigInteger, nullable=True),
+    sa.Column("year", sa.Integer, nullable=False),
+    sa.Column("days_used", sa.Integer, nullable=False),
+)

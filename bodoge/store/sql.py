@@ -24,6 +24,7 @@ from bodoge.store.players import PlayerQueries
 from bodoge.store.ports import Store
 from bodoge.store.ratings import RatingQueries
 from bodoge.store.tables import TableQueries
+from bodoge.store.turns import TurnQueries
 
 __all__ = ["SqlStore", "is_unavailable", "open_store", "sqlite_url"]
 
@@ -35,6 +36,7 @@ class SqlStore(
     TableLoading,
     RatingQueries,
     PictureQueries,
+    TurnQueries,
     Store,
 ):
     """:class:`Store` on any SQLAlchemy async URL."""

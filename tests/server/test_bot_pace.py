@@ -50,7 +50,10 @@ async def make_server(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
 
 def test_every_pace_has_a_think_time_per_level_and_fast_is_the_old_speed() -> None:
     rng = random.Random(7)
-    assert set(PACE_TABLE) == set(PACES)
+    # The hosts' choices, and the turn-based tables' pace (no host picks it).
+    assert set(PACE_TABLE) == {*PACES, "turn"}
+    turn = [PACE_TABLE["turn"].think_seconds("expert", rng) for _ in range(200)]
+    assert min(turn) >= 60.0 and max(turn) <= 300.0
     for level in ("easy", "normal", "expert", "a level of another game"):
         fast = PACE_TABLE["fast"].think_seconds(level, rng)
         normal = [PACE_TABLE["normal"].think_seconds(level, rng) for _ in range(200)]

@@ -67,6 +67,7 @@ async def test_every_game_declares_the_options_and_settings_a_table_shows(
     ]
     # Illustori has no assistant: its tables never show one.
     assert [f["key"] for f in illustori["settings"]] == [
+        "turn_based",
         "turn_seconds",
         "timeout_bot",
         "bot_pace",
@@ -75,6 +76,7 @@ async def test_every_game_declares_the_options_and_settings_a_table_shows(
     tagiron = games["tagiron"]["fields"]
     assert [f["key"] for f in tagiron["options"]] == ["players"]
     assert [f["key"] for f in tagiron["settings"]] == [
+        "turn_based",
         "turn_seconds",
         "timeout_bot",
         "assistant",

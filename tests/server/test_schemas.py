@@ -289,6 +289,7 @@ SUMMARY = {
         "assistant": None,
         "bot_pace": "normal",
         "rated": False,
+        "turn_based": None,
     },
     "assistant": True,
     "status": "playing",

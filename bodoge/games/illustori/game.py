@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -61,6 +62,20 @@ class IllustoriGame(Game[IllustoriState, IllustoriMove, IllustoriOptions]):
 
     def seats(self, options: IllustoriOptions) -> int:
         return options.players
+
+    def turn_based_options(
+        self, options: IllustoriOptions, move_seconds: int | None
+    ) -> IllustoriOptions:
+        """Turn-based, a vote runs for the table's time per move at most: it ends when
+        every voter has voted or that time runs out (missing votes OK).
+
+        >>> game = IllustoriGame()
+        >>> game.turn_based_options(game.options({}), 43200).vote_seconds
+        43200
+        >>> game.turn_based_options(game.options({"vote_limit": True}), None).vote_seconds
+        25
+        """
+        return dataclasses.replace(options, turn_vote_seconds=move_seconds)
 
     def setup(self, options: IllustoriOptions, seats: int, seed: int) -> IllustoriState:
         return rules.setup(options, seats, seed)

@@ -60,8 +60,20 @@ class IllustoriOptions:
     deck_size: int = 60
     deck_seed: int | None = None
     custom_deck: str | None = None
+    #: A turn-based table's vote limit in seconds (``Game.turn_based_options``: the table's
+    #: time per move), missing votes OK when it runs out; it replaces ``vote_limit``'s 25 s.
+    turn_vote_seconds: int | None = None
+
+    @property
+    def vote_seconds(self) -> int | None:
+        """How long a vote may run, if it has a limit at all."""
+        if self.turn_vote_seconds is not None:
+            return self.turn_vote_seconds
+        return VOTE_SECONDS if self.vote_limit else None
 
 
+#: The longest turn-based vote limit: three days, the longest time per move.
+MAX_TURN_VOTE_SECONDS = 3 * 86400
 _KEYS = tuple(f.name for f in fields(IllustoriOptions))
 _FLAGS = ("ban_same_ends", "ban_used_joints", "vote_limit", "secret_votes", "show_rules")
 
@@ -115,6 +127,10 @@ def parse_options(raw: Mapping[str, Any] | None = None) -> IllustoriOptions:
                 f", not {deck!r}"
             )
         values["custom_deck"] = deck
+    if raw.get("turn_vote_seconds") is not None:
+        values["turn_vote_seconds"] = _int(
+            "turn_vote_seconds", raw["turn_vote_seconds"], 60, MAX_TURN_VOTE_SECONDS
+        )
     options = IllustoriOptions(**values)
     if options.deck_seed is not None and options.custom_deck is not None:
         # A custom deck's pictures are uploaded images, so no seed draws them.
@@ -129,5 +145,9 @@ def parse_options(raw: Mapping[str, Any] | None = None) -> IllustoriOptions:
 
 
 def options_to_json(options: IllustoriOptions) -> dict[str, Any]:
-    """Options as stored and shown: every key, defaults included."""
-    return {key: getattr(options, key) for key in _KEYS}
+    """Options as stored and shown: every key, defaults included — but ``turn_vote_seconds``
+    only at a turn-based table, so that a real-time table's options read as they always did."""
+    shown = {key: getattr(options, key) for key in _KEYS}
+    if options.turn_vote_seconds is None:
+        del shown["turn_vote_seconds"]
+    return shown

@@ -116,9 +116,11 @@ def to_act(state: IllustoriState) -> frozenset[int]:
 
 
 def clock(state: IllustoriState) -> Clock[IllustoriMove] | None:
-    """With the vote limit on, a running vote ends after 25 seconds, missing votes OK."""
-    if state.options.vote_limit and state.phase == "vote":
-        return Clock(VOTE_SECONDS, VoteTimeout())
+    """With a vote limit (25 seconds, or a turn-based table's), a running vote ends when it
+    runs out, missing votes OK."""
+    seconds = state.options.vote_seconds
+    if seconds is not None and state.phase == "vote":
+        return Clock(seconds, VoteTimeout())
     return None
 
 
@@ -379,7 +381,7 @@ def _vote(state: IllustoriState, seat: int, move: Vote) -> tuple[IllustoriState,
 def _vote_timeout(state: IllustoriState, seat: int | None) -> tuple[IllustoriState, list[Event]]:
     if seat is not None:
         raise IllegalMove("only the table's clock ends a vote")
-    if not state.options.vote_limit:
+    if state.options.vote_seconds is None:
         raise IllegalMove("this table has no vote limit")
     if state.phase != "vote":
         raise IllegalMove("no vote is running")

@@ -24,7 +24,7 @@ from bodoge.games.illustori.events import (
     VoteCast,
     VoteResolved,
 )
-from bodoge.games.illustori.options import VOTE_SECONDS, options_to_json
+from bodoge.games.illustori.options import options_to_json
 from bodoge.games.illustori.rules import result, stall_turns, to_act
 from bodoge.games.illustori.state import IllustoriState, VoteOutcome
 
@@ -91,7 +91,7 @@ def view(state: IllustoriState, seat: int | None) -> dict[str, JSON]:
             "seed": state.deck_seed,
             "custom": state.options.custom_deck,
         },
-        "vote_seconds": VOTE_SECONDS if state.options.vote_limit else None,
+        "vote_seconds": state.options.vote_seconds,
         "options": options_to_json(state.options),
         "log": _log(state.log),
         "log_moves": _log_moves(state.log_moves),

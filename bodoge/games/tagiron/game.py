@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from bodoge.core.game import Bot, Event, Game, Result, Seat, StatField
@@ -76,7 +77,24 @@ class TagironGame(Game[TagironState, TagironMove, TagironOptions]):
         >>> game.contested(state, state.turn, moves.Ask("red_sum"))
         False
         """
-        return state.players > 2 and isinstance(move, moves.Declare)
+        return (
+            state.players > 2
+            and not state.options.own_turn_declarations
+            and isinstance(move, moves.Declare)
+        )
+
+    def turn_based_options(
+        self, options: TagironOptions, move_seconds: int | None
+    ) -> TagironOptions:
+        """Turn-based, declarations are made on one's own turn (3–4 players): no race.
+
+        >>> game = TagironGame()
+        >>> game.turn_based_options(game.options({"players": 3}), 86400).own_turn_declarations
+        True
+        >>> game.turn_based_options(game.options({"players": 3}), None).own_turn_declarations
+        False
+        """
+        return replace(options, own_turn_declarations=move_seconds is not None)
 
     def view(self, state: TagironState, seat: Seat | None) -> dict[str, Any]:
         return views.view(state, seat)

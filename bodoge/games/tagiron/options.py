@@ -34,6 +34,10 @@ class TagironOptions:
     """Validated options; build them with :func:`parse_options` (or directly)."""
 
     players: int = 2
+    #: With 3–4 players, declarations only on one's own turn: a turn-based table's rule
+    #: (``Game.turn_based_options``), where an out-of-turn race would go to whoever looked
+    #: at their phone first.  With 2 players one declares on one's turn anyway.
+    own_turn_declarations: bool = False
 
     def __post_init__(self) -> None:
         if not is_whole(self.players) or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
@@ -53,12 +57,23 @@ def parse_options(raw: Mapping[str, Any] | None = None) -> TagironOptions:
     bodoge.core.errors.BadOptions: Tagiron is for 2, 3 or 4 players
     """
     raw = dict(raw or {})
-    unknown = set(raw) - {"players"}
+    unknown = set(raw) - {"players", "own_turn_declarations"}
     if unknown:
         raise BadOptions(f"unknown Tagiron option: {sorted(unknown)[0]}")
-    return TagironOptions(players=raw.get("players", 2))
+    own_turn = raw.get("own_turn_declarations", False)
+    if not isinstance(own_turn, bool):
+        raise BadOptions(f"option own_turn_declarations must be true or false, not {own_turn!r}")
+    return TagironOptions(players=raw.get("players", 2), own_turn_declarations=own_turn)
 
 
 def options_to_json(options: TagironOptions) -> dict[str, Any]:
-    """Options as stored and shown: every key, defaults included."""
+    """Options as stored and shown: every key, defaults included — but
+    ``own_turn_declarations`` only when on (a turn-based table's), so that a real-time
+    table's options read as they always did.
+
+    >>> options_to_json(TagironOptions(3, own_turn_declarations=True))
+    {'players': 3, 'own_turn_declarations': True}
+    """
+    if options.own_turn_declarations:
+        return {"players": options.players, "own_turn_declarations": True}
     return {"players": options.players}

@@ -179,6 +179,8 @@ def _declare(state: TagironState, seat: Seat, move: Declare) -> tuple[TagironSta
             raise NotYourTurn("declare on your turn")
     elif state.status[seat] != "active":
         raise MayNotDeclare("you have already declared")
+    elif state.options.own_turn_declarations and state.turn != seat:
+        raise NotYourTurn("at a turn-based table one declares on one's own turn")
     right = is_right(state, seat, tiles)
     heard_by = (0, 1) if state.players == 2 else (seat,)
     declared = Declared(seat, tiles, right, heard_by)

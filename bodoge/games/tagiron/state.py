@@ -60,6 +60,8 @@ class TagironState:
             return False
         if self.players == 2:
             return self.turn == seat
+        if self.options.own_turn_declarations and self.turn != seat:
+            return False
         return self.status[seat] == "active"
 
     def may_ask(self, seat: Seat) -> bool:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bodoge.core.game import Game
+from bodoge.server.runtime.clock import Clock
 from bodoge.server.runtime.pace import DEFAULT_PACE, PACE_TABLE, Pace, fixed
 
 
@@ -69,6 +70,8 @@ class Quotas:
     #: Waiting tables one player may host at once, and tables a player may create an hour.
     waiting_tables_per_player: int = 5
     tables_per_hour: int = 60
+    #: Open (waiting or running) turn-based tables one player may sit at at once.
+    turn_based_tables_per_player: int = 20
     #: Uploads of pictures (``POST /api/decks``) per client address and hour.
     uploads_per_hour: int = 20
     #: Megapixels the pictures of one upload may decode to, and one player's uploads an hour
@@ -110,6 +113,9 @@ class ServerConfig:
     #: Seconds a running game may go unwatched by anyone before it ends as abandoned,
     #: and how often the store is searched for such games.
     abandon_seconds: float = 86400.0
+    #: Seconds a turn-based game may go without a move by any person before it ends as
+    #: abandoned (nobody watching is no sign of that there: people come back days later).
+    turn_abandon_seconds: float = 14 * DAY
     sweep_seconds: float = 60.0
     limits: Limits = field(default_factory=Limits)
     quotas: Quotas = field(default_factory=Quotas)
@@ -125,6 +131,9 @@ class ServerConfig:
     #: Resident bytes over which the collector sweeps (one full pass: a pause as long as the
     #: heap is big; ``bodoge/server/services/collector.py``); ``None``: it never does.
     gc_sweep_above: int | None = None
+    #: The server's clock (:mod:`bodoge.server.runtime.clock`); ``None``: the machine's.
+    #: Tests pass a ``ManualClock`` to play turn-based games over simulated days.
+    clock: Clock | None = None
     #: The games to offer; ``None``: every registered game.
     games: Mapping[str, Game[Any, Any, Any]] | None = None
 

@@ -21,6 +21,11 @@ such a move until the window has passed since the last move (the event that
 made it certain, or a later one): 5 s at the normal pace, 8 s at the slow one,
 none at the fast one.
 
+At a **turn-based** table (:mod:`.turns`) every bot plays at the ``turn`` pace: it moves
+one to five minutes after its turn came, and it holds a race for the table's whole time
+per move after the last move, so no person who looks at the game once within their own
+time per move is ever beaten to it.
+
 >>> import random
 >>> r = random.Random(1)
 >>> 3.0 <= PACE_TABLE["normal"].think_seconds("expert", r) <= 6.0
@@ -36,6 +41,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 FAST, NORMAL, SLOW = "fast", "normal", "slow"
+#: The pace of every bot at a turn-based table (``settings.turn_based``), whatever its
+#: ``bot_pace``: not a host's choice, so not among :data:`PACES`.
+TURN = "turn"
 #: The paces a table may have, from the fastest.
 PACES: tuple[str, ...] = (FAST, NORMAL, SLOW)
 DEFAULT_PACE = NORMAL
@@ -68,6 +76,9 @@ PACE_TABLE: Mapping[str, Pace] = {
     FAST: Pace(default=(0.5, 0.5)),
     NORMAL: Pace(_NORMAL_THINK, (2.5, 5.0), 5.0),
     SLOW: Pace(_scaled(_NORMAL_THINK, 2), (5.0, 10.0), 8.0),
+    # Within minutes, as a friend who looks at the game now and then; its reaction window
+    # is the table's whole time per move (``TableBots.reaction_wait``), not this.
+    TURN: Pace(default=(60.0, 300.0)),
 }
 
 

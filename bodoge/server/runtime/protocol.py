@@ -8,13 +8,13 @@ frame into a typed command is the edge's (``bodoge.server.edge.requests``).
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
 import orjson
 
 from bodoge.core.values import JSON
+from bodoge.server.runtime import clock
 
 #: Messages a client sends, with the fields each accepts (besides ``type`` and ``id``).
 CLIENT_MESSAGES: dict[str, frozenset[str]] = {
@@ -144,7 +144,8 @@ def parse_json(text: str) -> JSON:
 
 
 def now_ms() -> int:
-    return time.time_ns() // 1_000_000
+    """Now, in wall-clock milliseconds, as the server's clock has it (:mod:`.clock`)."""
+    return clock.now_ms()
 
 
 def iso(ms: int | None) -> str | None:

@@ -17,11 +17,12 @@ from bodoge.core.game import Game
 from bodoge.core.values import JSON, is_whole
 from bodoge.server.runtime.pace import DEFAULT_PACE, PACES
 from bodoge.server.runtime.protocol import ProtocolError
+from bodoge.server.runtime.turns import MOVE_SECONDS
 from bodoge.store import SeatRecord
 
 MIN_TURN_SECONDS = 5
 MAX_TURN_SECONDS = 3600
-_KEYS = frozenset({"turn_seconds", "timeout_bot", "assistant", "bot_pace", "rated"})
+_KEYS = frozenset({"turn_seconds", "timeout_bot", "assistant", "bot_pace", "rated", "turn_based"})
 
 
 @dataclass(frozen=True)
@@ -37,9 +38,18 @@ class TableSettings:
     bot_pace: str = DEFAULT_PACE
     #: Whether the game's end updates the players' ratings (bodoge/server/services/ratings.py).
     rated: bool = False
+    #: A turn-based table's time per move in seconds (:mod:`bodoge.server.runtime.turns`),
+    #: one of ``MOVE_SECONDS``; ``None``: real time.  Fixed once the game starts.
+    turn_based: int | None = None
+
+    @property
+    def turn_seconds_in_force(self) -> float | None:
+        """The limit of each turn: a turn-based table's time per move, or the turn limit."""
+        return self.turn_based if self.turn_based is not None else self.turn_seconds
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "turn_based": self.turn_based,
             "turn_seconds": self.turn_seconds,
             "timeout_bot": self.timeout_bot,
             "assistant": self.assistant,
@@ -84,7 +94,21 @@ def parse_settings(raw: Mapping[str, Any] | None, game: Game[Any, Any, Any]) -> 
     rated = raw.get("rated", False)
     if not isinstance(rated, bool):
         raise ProtocolError("bad_options", "rated is true or false")
-    return TableSettings(seconds, bot, assistant, pace, rated)
+    turn_based = raw.get("turn_based")
+    if turn_based is not None:
+        if not is_whole(turn_based) or turn_based not in MOVE_SECONDS:
+            raise ProtocolError(
+                "bad_options",
+                "turn_based is null (real time) or a time per move in seconds: "
+                + ", ".join(str(s) for s in MOVE_SECONDS),
+            )
+        if seconds is not None:
+            raise ProtocolError(
+                "bad_options", "a turn-based table has its time per move, not a turn_seconds"
+            )
+        if bot is None:
+            raise ProtocolError("bad_options", "a turn-based table needs a timeout_bot")
+    return TableSettings(seconds, bot, assistant, pace, rated, turn_based)
 
 
 def settings_from_json(data: Mapping[str, Any]) -> TableSettings:
@@ -96,6 +120,7 @@ def settings_from_json(data: Mapping[str, Any]) -> TableSettings:
         assistant=_stored_assistant(data.get("assistant", True)),
         bot_pace=data.get("bot_pace", DEFAULT_PACE),
         rated=bool(data.get("rated", False)),
+        turn_based=data.get("turn_based"),
     )
 
 
@@ -131,6 +156,13 @@ def assistant_on(settings: TableSettings, seats: Sequence[SeatRecord]) -> bool:
 
 #: The table settings every page shows, for the games they apply to (see ``fields``).
 SETTING_FIELDS: tuple[dict[str, JSON], ...] = (
+    # Real time (null) or a time per move (seconds): the first thing a table says of itself.
+    {
+        "key": "turn_based",
+        "kind": "move_time",
+        "label": "lobby.mode",
+        "choices": [None, *MOVE_SECONDS],
+    },
     {"key": "turn_seconds", "kind": "seconds", "label": "lobby.turn_timer"},
     {"key": "timeout_bot", "kind": "bot", "label": "lobby.timeout_bot"},
     {"key": "assistant", "kind": "assistant", "label": "lobby.assistant"},
@@ -151,7 +183,10 @@ def fields(game: Game[Any, Any, Any]) -> list[dict[str, JSON]]:
     the assistant only where the game has one."""
     shown: list[dict[str, JSON]] = []
     for f in SETTING_FIELDS:
-        if f["key"] in ("turn_seconds", "timeout_bot", "bot_pace") and not game.bot_levels:
+        if (
+            f["key"] in ("turn_seconds", "timeout_bot", "bot_pace", "turn_based")
+            and not game.bot_levels
+        ):
             continue
         if f["key"] == "assistant" and not game.has_assistant:
             continue

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Collection, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bodoge.core.errors import GameError, GameFinished, NotYourTurn
@@ -34,6 +34,7 @@ from bodoge.server.runtime.settings import changed_options, parse_settings
 from bodoge.server.runtime.shown import Reply, ShownHost, ShownTable, send
 from bodoge.server.runtime.table_bots import TableBots
 from bodoge.server.runtime.timers import Alarm, next_clock_deadline, next_deadlines
+from bodoge.server.runtime.turns import absent_seats
 from bodoge.store import (
     Fenced,
     MoveRecord,
@@ -45,6 +46,7 @@ from bodoge.store import (
 from bodoge.store.records import Actor, TableStatus
 
 if TYPE_CHECKING:
+    from bodoge.server.runtime.notify import TurnNotifier
     from bodoge.server.runtime.players import Player
     from bodoge.server.runtime.ports import LiveTableStore
     from bodoge.server.runtime.reach import Publisher
@@ -119,6 +121,20 @@ class TableHost(ShownHost, Protocol):
 
     def rated_game_ended(self, table_id: str) -> None:
         """A rated game's result is stored: update the ratings (once, whatever happens)."""
+
+    @property
+    def notifier(self) -> TurnNotifier:
+        """Who tells people of their turns at turn-based tables (``runtime/notify.py``)."""
+        ...
+
+    async def away_until(self, player_ids: Collection[str], now: int) -> dict[str, int]:
+        """Of these players, those on vacation at ``now``: until when."""
+        ...
+
+    async def check_turn_based_quota(self, player_id: str) -> None:
+        """Refuse (``too_many_tables``) a player who already sits at as many open
+        turn-based tables as one may."""
+        ...
 
     async def rematch(self, table: LiveTable, player_id: str, seat: Seat) -> str:
         """A new waiting table like ``table`` (game, options, settings, its bots in their
@@ -331,8 +347,20 @@ class LiveTable(ShownTable):
 
         Nobody places: ``{"places": [null, …], "reason": "abandoned", "winners": []}``.
         """
-        if self.status != "playing" or self.watchers():
+        if self.status != "playing":
             return
+        if self.settings.turn_based is not None:
+            # Days unwatched are a turn-based game's way: it is abandoned only once no person
+            # has moved for turn_abandon_seconds.
+            moved = [st.at for st in self.steps if st.actor == "player"]
+            since = moved[-1] if moved else self.started_at or 0
+            if now_ms() - since < self.host.config.turn_abandon_seconds * 1000:
+                return
+        elif self.watchers():
+            return
+        await self._end_abandoned()
+
+    async def _end_abandoned(self) -> None:
         now = now_ms()
         ended = Result((None,) * len(self.seats), EndReason.ABANDONED).to_json()
         counts = seat_statistics(self.game, self.state, len(self.seats))
@@ -342,11 +370,14 @@ class LiveTable(ShownTable):
         self._alarm.cancel()
         self._facts_changed()
         self._seats_changed()
+        self._notify_end(ended)
 
     async def join(self, player_id: str, seat: Seat | None, reply: Reply) -> None:
         self._need_status("waiting")
         if player_id in self.removed:
             raise ProtocolError("removed", "the host removed you from this table")
+        if self.settings.turn_based is not None and self.seat_of(player_id) is None:
+            await self.host.check_turn_based_quota(player_id)
         seating, seat = self.seating.join(player_id, seat)
         await self.host.store.save_seats(self.id, seating.seats, seating.host)
         player = self.host.player(player_id)  # held by the connection that asks
@@ -408,6 +439,11 @@ class LiveTable(ShownTable):
         # Both are checked before either is stored: a refusal changes nothing.
         settings = parse_settings({**self.settings.to_json(), **(raw or {})}, self.game)
         options = changed_options(self.game, self.options_json, raw_options or {})
+        options = self.game.turn_based_options(options, settings.turn_based)
+        if settings.turn_based is not None and self.settings.turn_based is None:
+            for s in self.seats:  # everyone seated now sits at one more turn-based table
+                if s.kind == "human" and s.player is not None:
+                    await self.host.check_turn_based_quota(s.player)
         if self.game.seats(options) != len(self.seats):  # a game whose seats follow options
             raise ProtocolError("bad_options", "the change would not fit the seats")
         options_json = self.game.options_json(options)
@@ -474,6 +510,9 @@ class LiveTable(ShownTable):
             now=now,
             turn_ms=self._turn_ms(),
         )
+        notify: dict[Seat, int] = {}
+        if self.settings.turn_based is not None:
+            deadlines, notify = await self._turn_based_deadlines({}, deadlines, now)
         clock = self.game.clock(state)
         clock_deadline = next_clock_deadline(None, clock, None, now)
         await self.host.store.start_table(
@@ -487,6 +526,7 @@ class LiveTable(ShownTable):
         self._arm()
         self.bots.ask()
         await self._watched()
+        self._notify_turns(notify)
         reply({"type": "ack", "table": self.id})
 
     async def move(self, player_id: str, data: Mapping[str, JSON], reply: Reply) -> None:
@@ -540,8 +580,79 @@ class LiveTable(ShownTable):
         return self.seating.humans()
 
     def _turn_ms(self) -> int | None:
-        seconds = self.settings.turn_seconds
+        seconds = self.settings.turn_seconds_in_force
         return None if seconds is None else round(seconds * 1000)
+
+    # --- turn-based tables (bodoge/server/runtime/turns.py) ------------------------------
+    async def _turn_based_deadlines(
+        self,
+        old: Mapping[Seat, int],
+        deadlines: dict[Seat, int],
+        now: int,
+        steps: Sequence[Step] | None = None,
+    ) -> tuple[dict[Seat, int], dict[Seat, int]]:
+        """A turn-based table's deadlines after a move, and the turns to tell people of.
+
+        A turn that begins now (a deadline that was not running) is the person's whole time
+        per move, unless they are absent and do not have the table open (the stand-in plays
+        it at once) or on vacation (their time runs from the vacation's end).
+        """
+        turn_ms = self._turn_ms() or 0
+        begun = {seat for seat, at in deadlines.items() if old.get(seat) != at}
+        if not begun:
+            return deadlines, {}
+        absent = absent_seats(self.steps if steps is None else steps, self._humans(), now)
+        players = {seat: self.seats[seat].player for seat in begun}
+        away = await self.host.away_until([p for p in players.values() if p], now)
+        notify: dict[Seat, int] = {}
+        for seat in sorted(begun):
+            player = players[seat]
+            if seat in absent and not self.present(player):
+                deadlines[seat] = now
+            elif player in away:
+                deadlines[seat] = away[player] + turn_ms
+            elif player is not None:
+                notify[seat] = deadlines[seat]
+        return deadlines, notify
+
+    def _everyone_absent(self, actor: Actor) -> bool:
+        """Whether a stand-in's move left every person at a turn-based table absent."""
+        if self.settings.turn_based is None or actor != "timeout" or self.status != "playing":
+            return False
+        humans = self._humans()
+        return bool(humans) and absent_seats(self.steps, humans, now_ms()) >= humans
+
+    def _notify_turns(self, turns: Mapping[Seat, int]) -> None:
+        notifier = self.host.notifier
+        for seat, deadline in sorted(turns.items()):
+            player = self.seats[seat].player
+            if player is not None:
+                self._tell(notifier.your_turn(player, self.id, self.game.id, deadline))
+
+    def _notify_end(self, ended: Mapping[str, JSON]) -> None:
+        if self.settings.turn_based is None:
+            return
+        places = ended.get("places")
+        notifier = self.host.notifier
+        for s in self.seats:
+            person = s.player if s.kind == "human" else s.left
+            if person is None:
+                continue
+            place = places[s.seat] if isinstance(places, list) and s.seat < len(places) else None
+            self._tell(
+                notifier.game_ended(
+                    person, self.id, self.game.id, place if isinstance(place, int) else None
+                )
+            )
+
+    def _tell(self, call: Coroutine[Any, Any, None]) -> None:
+        async def tell() -> None:
+            try:
+                await call
+            except Exception:  # a notification never fails a move
+                log.exception("table %s: a notification failed", self.id)
+
+        self.host.spawn(tell())
 
     # --- moves ------------------------------------------------------------------
     async def commit(self, seat: Seat | None, move: Move, actor: Actor) -> int:
@@ -565,6 +676,12 @@ class LiveTable(ShownTable):
             clock_deadline = next_clock_deadline(self.clock, clock, self.clock_deadline, now)
         else:
             deadlines, clock, clock_deadline = {}, None, None
+        notify: dict[Seat, int] = {}
+        if self.settings.turn_based is not None and deadlines:
+            steps = [*self.steps, Step(n, seat, move, now, actor)]
+            deadlines, notify = await self._turn_based_deadlines(
+                self.deadlines, deadlines, now, steps
+            )
         timers = Timers(_deadlines_record(deadlines), clock_deadline)
         record = MoveRecord(n, seat, game.move_to_json(move), now, actor, timers)
         changed = deadlines != self.deadlines or clock_deadline != self.clock_deadline
@@ -592,9 +709,13 @@ class LiveTable(ShownTable):
             self._seats_changed()
             if self.settings.rated:
                 self.host.rated_game_ended(self.id)
+            self._notify_end(result.to_json())
+        elif self._everyone_absent(actor):
+            await self._end_abandoned()
         else:
             self._arm()
             self.bots.ask()
+            self._notify_turns(notify)
         return n
 
     # --- timers -------------------------------------------------------------------
@@ -631,10 +752,41 @@ class LiveTable(ShownTable):
                 log.exception("table %s: storing the clock's move failed", self.id)
                 self.retry_soon()
             return
-        for seat, at in sorted(self.deadlines.items()):
-            if at <= now:
-                self.bots.time_out(seat)
+        due = [seat for seat, at in sorted(self.deadlines.items()) if at <= now]
+        if due and self.settings.turn_based is not None:
+            due = await self._past_vacations(due, now)
+        for seat in due:
+            self.bots.time_out(seat)
         self._arm()
+
+    async def _past_vacations(self, due: list[Seat], now: int) -> list[Seat]:
+        """Of the seats whose time ran out, those not on vacation: a vacation that began
+        during a turn pauses it, and the turn gets its whole time from the vacation's end."""
+        players = {seat: self.seats[seat].player for seat in due}
+        try:
+            away = await self.host.away_until([p for p in players.values() if p], now)
+        except Exception:
+            log.exception("table %s: reading vacations failed", self.id)
+            return due
+        paused = {seat: away[p] for seat, p in players.items() if p in away}
+        if not paused:
+            return due
+        deadlines = dict(self.deadlines)
+        turn_ms = self._turn_ms() or 0
+        for seat, until in paused.items():
+            deadlines[seat] = until + turn_ms
+        try:
+            await self.host.store.set_timers(
+                self.id, Timers(_deadlines_record(deadlines), self.clock_deadline)
+            )
+        except Fenced:
+            return []
+        except Exception:
+            log.exception("table %s: storing a paused turn failed", self.id)
+            return due
+        self.deadlines = deadlines
+        self._facts_changed()
+        return [seat for seat in due if seat not in paused]
 
     def retry_soon(self, seconds: float = 1.0) -> None:
         asyncio.get_running_loop().call_later(seconds, self.post, self._resume)

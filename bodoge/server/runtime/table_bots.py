@@ -3,10 +3,10 @@ and their answers played in the table's task (a race held for the reaction windo
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 import weakref
+from functools import partial
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -14,8 +14,9 @@ from bodoge.core.errors import GameError
 from bodoge.core.game import Move, Seat
 from bodoge.core.rng import derive_seed
 from bodoge.core.values import JSON
+from bodoge.server.runtime.clock import clock
 from bodoge.server.runtime.inbox import TableGone
-from bodoge.server.runtime.pace import Pace
+from bodoge.server.runtime.pace import TURN, Pace
 from bodoge.server.runtime.protocol import now_ms
 from bodoge.store import Fenced
 from bodoge.store.records import Actor
@@ -88,7 +89,7 @@ class TableBots:
         async def think() -> None:
             try:
                 if delay:
-                    await asyncio.sleep(delay)
+                    await clock().sleep(delay)
                     if table.n != n:
                         return  # the table moved on meanwhile; the bot has been asked again
                 move = await table.host.bot_move(
@@ -121,8 +122,8 @@ class TableBots:
                 return
             if actor == "bot" and (wait := self.reaction_wait(seat, move)) > 0:
                 # A race a person may be about to win: hold it (the table may move on).
-                loop = asyncio.get_running_loop()
-                loop.call_later(wait, table.post, self.answer, seat, n, data, actor)
+                at = now_ms() + round(wait * 1000)
+                clock().call_at(at, partial(table.post, self.answer, seat, n, data, actor))
                 return
             await table.commit(seat, move, actor)
         except GameError as exc:
@@ -137,11 +138,21 @@ class TableBots:
             table.retry_soon()
 
     def pace(self) -> Pace:
-        return self.table.host.config.pace(self.table.settings.bot_pace)
+        """The table's pace: its ``bot_pace``, or at a turn-based table the ``turn`` pace."""
+        settings = self.table.settings
+        return self.table.host.config.pace(TURN if settings.turn_based else settings.bot_pace)
+
+    def window_seconds(self) -> float:
+        """The reaction window: at a turn-based table a whole time per move, so that a
+        person who looks at the game once within their time is never beaten to a race."""
+        turn_based = self.table.settings.turn_based
+        if turn_based is not None and self.table.host.config.bot_delay is None:
+            return float(turn_based)
+        return self.pace().reaction_seconds
 
     def holds_races(self) -> bool:
         """Whether bots hold races for a reaction window here: a person sits, the pace has one."""
-        return self.pace().reaction_seconds > 0 and bool(self.table.seating.humans())
+        return self.window_seconds() > 0 and bool(self.table.seating.humans())
 
     def reaction_wait(self, seat: Seat, move: Move) -> float:
         """Seconds a bot still holds ``move``: the reaction window after the last move.
@@ -158,4 +169,4 @@ class TableBots:
         if not self.holds_races() or not table.game.contested(table.state, seat, move):
             return 0.0
         last = table.steps[-1].at if table.steps else table.started_at or 0
-        return (last + self.pace().reaction_seconds * 1000 - now_ms()) / 1000
+        return (last + self.window_seconds() * 1000 - now_ms()) / 1000

@@ -29,6 +29,7 @@ from bodoge.core.values import JSON, is_whole
 from bodoge.server.runtime.config import ServerConfig
 from bodoge.server.runtime.inbox import Args, R, TableGone
 from bodoge.server.runtime.lobby import Lobby
+from bodoge.server.runtime.notify import NoNotifier, TurnNotifier
 from bodoge.server.runtime.players import Player, new_id
 from bodoge.server.runtime.ports import BotPort, NoQuota, PlayerBook, QuotaPort, RuntimeStore
 from bodoge.server.runtime.protocol import TABLE_ID, ProtocolError, now_ms
@@ -81,6 +82,8 @@ class Tables:
         #: Told the id of each rated table whose game ended (the server's ratings).
         self.on_rated_end: Callable[[str], None] | None = None
         self._creating: Counter[str] = Counter()
+        #: Who tells people of their turns at turn-based tables; the wiring may replace it.
+        self.notifier: TurnNotifier = NoNotifier()
 
     # --- what a live table asks of the server (TableHost) -------------------------------
 
@@ -132,6 +135,28 @@ class Tables:
         task = asyncio.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def away_until(self, player_ids: Collection[str], now: int) -> dict[str, int]:
+        return await self.store.away_until(player_ids, now)
+
+    def watching(self, player_id: str, table_id: str) -> bool:
+        """Whether the person has the table open now (the notifier's :class:`Presence`): as
+        this process knows it, which for a table it runs includes other processes' tabs."""
+        table = self.live.get(table_id)
+        return table is not None and table.present(player_id)
+
+    async def turn_based_tables(self, player_id: str) -> int:
+        """The open turn-based tables at which the player sits."""
+        bundles = await self.store.open_tables_of(player_id)
+        return sum(1 for b in bundles if b.table.settings.get("turn_based") is not None)
+
+    async def check_turn_based_quota(self, player_id: str) -> None:
+        cap = self.config.quotas.turn_based_tables_per_player
+        if cap and await self.turn_based_tables(player_id) >= cap:
+            raise ProtocolError(
+                "too_many_tables",
+                f"you sit at {cap} turn-based tables: finish or leave one first",
+            )
 
     def rated_game_ended(self, table_id: str) -> None:
         if self.on_rated_end is not None:
@@ -255,6 +280,7 @@ class Tables:
         if not game.min_seats <= count <= game.max_seats:
             raise BadOptions(f"{game.id} is for {game.min_seats}-{game.max_seats} players")
         settings = parse_settings(raw_settings, game)
+        options = game.turn_based_options(options, settings.turn_based)
         bots = _bot_list(raw_bots, count, game)
         table_id = await self._open_new(player, game, options, settings, 0, bots)
         reply({"type": "ack", "table": table_id})
@@ -267,7 +293,14 @@ class Tables:
         # took over from a player who left is free.
         kept = [s for s in table.seats if s.kind == "bot" and not s.left]
         bots = [(s.seat, s.level) for s in kept if s.level is not None]
-        return await self._open_new(player, table.game, table.options, table.settings, seat, bots)
+        made = await self._open_new(player, table.game, table.options, table.settings, seat, bots)
+        if table.settings.turn_based is not None:
+            # The others of a game over days are told where to play the next one.
+            for s in table.seats:
+                person = s.player if s.kind == "human" else s.left
+                if person is not None and person != player_id:
+                    table._tell(self.notifier.invited(person, made, table.game.id, player_id))
+        return made
 
     async def _open_new(
         self,
@@ -280,6 +313,8 @@ class Tables:
     ) -> str:
         """A new waiting table, the player in ``seat`` and hosting it, within their quotas:
         its id. In a cluster another process may run it (:meth:`_placement`)."""
+        if settings.turn_based is not None:
+            await self.check_turn_based_quota(player.id)
         cap = self.config.quotas.waiting_tables_per_player
         hosted = await self.reach.hosted_waiting(player.id) if cap else 0
         if cap and hosted + self._creating[player.id] >= cap:

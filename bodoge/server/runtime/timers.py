@@ -17,12 +17,11 @@ vote) leaves the running turns alone:
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from bodoge.core.game import Clock, Seat
+from bodoge.server.runtime import clock
 
 
 def next_deadlines(
@@ -71,7 +70,7 @@ class Alarm:
 
     def __init__(self, callback: Callable[[], None]) -> None:
         self._callback = callback
-        self._handle: asyncio.TimerHandle | None = None
+        self._handle: clock.Wakeup | None = None
         self.at: int | None = None
 
     def set(self, at_ms: int | None) -> None:
@@ -80,10 +79,8 @@ class Alarm:
         self.cancel()
         if at_ms is None:
             return
-        loop = asyncio.get_running_loop()
-        delay = max(0.0, at_ms / 1000 - time.time())
         self.at = at_ms
-        self._handle = loop.call_later(delay, self._fire)
+        self._handle = clock.clock().call_at(at_ms, self._fire)
 
     def _fire(self) -> None:
         self._handle = None

@@ -1,0 +1,55 @@
+"""The seam for notifications of turn-based play (e-mail, Web Push): ``TurnNotifier``.
+
+The runtime tells a :class:`TurnNotifier` what a person away from the page may want to
+hear of; it never waits for it (each call runs as a background job of the table's server:
+a slow or failing notifier holds up no move) and never learns what was sent.  The wiring
+(``bodoge/server/wiring.py``) installs one as ``Tables.notifier``; the default,
+:class:`NoNotifier`, does nothing.  Only turn-based tables call it (``settings.turn_based``).
+
+* ``your_turn(player_id, table_id, game, deadline)`` — a person's turn began (or, in an
+  Illustori vote, their vote is awaited): ``deadline`` is when it runs out, in wall-clock
+  ms.  Called once per turn, by the process that runs the table (the one that committed
+  the move: in a cluster, exactly one).  Not called for an *absent* person's turns (the
+  stand-in plays them at once) nor for a turn that begins during the person's vacation.
+* ``game_ended(player_id, table_id, game, place)`` — the game ended; ``place`` is the
+  person's (1 = first) or ``None`` (unranked, abandoned).
+* ``invited(player_id, table_id, game, by)`` — ``by`` (a player id) made the rematch
+  ``table_id`` of a turn-based game ``player_id`` played: a waiting table to join.
+
+``watching(player_id, table_id)`` (:class:`Presence`, given to the notifier by the wiring
+as ``Tables.watching``) says whether the person has the table open right now, on this
+process or (cluster) through another one, as the table's owner knows it: a notifier sends
+nothing to someone looking at the table.  Ask it at sending time; it answers ``False`` for
+a table not running on this process.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class TurnNotifier(Protocol):
+    async def your_turn(self, player_id: str, table_id: str, game: str, deadline: int) -> None: ...
+
+    async def game_ended(
+        self, player_id: str, table_id: str, game: str, place: int | None
+    ) -> None: ...
+
+    async def invited(self, player_id: str, table_id: str, game: str, by: str) -> None: ...
+
+
+class Presence(Protocol):
+    def __call__(self, player_id: str, table_id: str) -> bool: ...
+
+
+class NoNotifier:
+    """Tells nobody anything (the default)."""
+
+    async def your_turn(self, player_id: str, table_id: str, game: str, deadline: int) -> None:
+        pass
+
+    async def game_ended(self, player_id: str, table_id: str, game: str, place: int | None) -> None:
+        pass
+
+    async def invited(self, player_id: str, table_id: str, game: str, by: str) -> None:
+        pass
