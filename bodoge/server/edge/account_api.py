@@ -87,6 +87,25 @@ class Call:
 Handler = Callable[[Call], Awaitable[Answer]]
 
 
+def adapted(
+    server: Server,
+    method: str,
+    path: str,
+    handler: Handler,
+    *,
+    player: bool = True,
+    body: bool = False,
+    status: int = 200,
+) -> Route:
+    """A route whose handler takes a :class:`Call` (its body read, its player checked) and
+    answers JSON; :class:`Refused` and the store's unavailability become error answers."""
+
+    async def endpoint(request: Request) -> Response:
+        return await _answer(server, request, handler, player, body, status)
+
+    return Route(path, endpoint, methods=[method])
+
+
 def account_routes(server: Server) -> list[BaseRoute]:
     def route(
         method: str,
@@ -97,10 +116,7 @@ def account_routes(server: Server) -> list[BaseRoute]:
         body: bool = False,
         status: int = 200,
     ) -> Route:
-        async def endpoint(request: Request) -> Response:
-            return await _answer(server, request, handler, player, body, status)
-
-        return Route(path, endpoint, methods=[method])
+        return adapted(server, method, path, handler, player=player, body=body, status=status)
 
     return [
         route("GET", "/api/account", describe),
@@ -127,6 +143,11 @@ class _Refused(Exception):
 
 def _refused(status: int, code: str, message: str) -> _Refused:
     return _Refused(error(status, code, message), code)
+
+
+def refused(status: int, code: str, message: str) -> Exception:
+    """The error a handler raises to answer ``status`` with ``code`` (changing nothing)."""
+    return _refused(status, code, message)
 
 
 async def _answer(

@@ -21,7 +21,7 @@ import asyncio
 import heapq
 import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 
@@ -116,20 +116,28 @@ class ManualClock:
         self._now = target
         return self._now
 
-    async def run_for(self, seconds: float, settle: float = 0.05) -> int:
-        """Like :meth:`advance`, but letting the event loop run ``settle`` seconds after each
-        wake-up, so that what one wake-up sets off (a move, its next deadline) happens
-        before the clock goes on: a table lives through the simulated time as it would."""
+    async def run_for(
+        self, seconds: float, settle: Callable[[], Awaitable[None]] | None = None
+    ) -> int:
+        """Like :meth:`advance`, but awaiting ``settle`` (by default one pass of the event
+        loop) after each wake-up, so that what one wake-up sets off (a move, its next
+        deadline) happens before the clock goes on: a table lives through the time as it
+        would."""
+        settled = settle or _one_pass
         target = self._now + round(seconds * 1000)
-        await asyncio.sleep(settle)
+        await settled()
         while (at := self.next_at()) is not None and at <= target:
             _, _, pending = heapq.heappop(self._queue)
             self._now = max(self._now, at)
             pending.callback()
-            await asyncio.sleep(settle)
+            await settled()
         self._now = target
-        await asyncio.sleep(settle)
+        await settled()
         return self._now
+
+
+async def _one_pass() -> None:
+    await asyncio.sleep(0)
 
 
 _current: Clock = SystemClock()

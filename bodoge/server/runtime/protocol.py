@@ -86,6 +86,7 @@ ERRORS: dict[str, str] = {
     "too_many_connections": "this player or address has too many connections open",
     "new_player_rate_limited": "too many new players from this address: wait a little",
     "too_many_tables": "this player hosts as many waiting tables as one may",
+    "too_many_turn_tables": "this player sits at as many open turn-based tables as one may",
     "table_rate_limited": "this player created tables too fast: wait a little",
     "store_unavailable": "the database cannot write now (a full disk): nothing changed",
     "table_unavailable": "the server process that runs the table did not answer: try again",

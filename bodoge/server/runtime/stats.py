@@ -134,6 +134,7 @@ REFUSALS: Mapping[str, Literal["quota", "rate"]] = {
     "too_many_connections": "quota",
     "too_large": "quota",
     "too_many_tables": "quota",
+    "too_many_turn_tables": "quota",
     "too_many_decks": "quota",
     "too_many_deck_bytes": "quota",
     "too_many_passkeys": "quota",

@@ -132,7 +132,7 @@ class TableHost(ShownHost, Protocol):
         ...
 
     async def check_turn_based_quota(self, player_id: str) -> None:
-        """Refuse (``too_many_tables``) a player who already sits at as many open
+        """Refuse (``too_many_turn_tables``) a player who already sits at as many open
         turn-based tables as one may."""
         ...
 
@@ -598,6 +598,11 @@ class LiveTable(ShownTable):
         it at once) or on vacation (their time runs from the vacation's end).
         """
         turn_ms = self._turn_ms() or 0
+        for seat, at in deadlines.items():
+            if at <= now:
+                # A voter whose vote ran out at the same time as the vote's limit, and who is
+                # awaited next for their own turn: that turn is a new one, not the spent one.
+                deadlines[seat] = now + turn_ms
         begun = {seat for seat, at in deadlines.items() if old.get(seat) != at}
         if not begun:
             return deadlines, {}

@@ -154,7 +154,7 @@ class Tables:
         cap = self.config.quotas.turn_based_tables_per_player
         if cap and await self.turn_based_tables(player_id) >= cap:
             raise ProtocolError(
-                "too_many_tables",
+                "too_many_turn_tables",
                 f"you sit at {cap} turn-based tables: finish or leave one first",
             )
 

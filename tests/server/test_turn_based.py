@@ -1,0 +1,550 @@
+"""Turn-based tables over simulated days (bodoge/server/runtime/turns.py).
+
+In-process servers on a :class:`ManualClock`: a day passes in a call, so whole games run
+in seconds.  The people's moves are chosen by the game's own easy bot from their seat's
+view (what a person sees), and sent as a person sends them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from starlette.applications import Starlette
+
+from bodoge.core.game import Game
+from bodoge.core.values import JSON
+from bodoge.games.illustori.game import IllustoriGame
+from bodoge.games.tagiron.game import TagironGame
+from bodoge.server.edge.turns_api import turn_routes
+from bodoge.server.runtime.clock import ManualClock, SystemClock, use_clock
+from bodoge.server.runtime.config import Quotas, ServerConfig
+from bodoge.server.runtime.table import LiveTable
+from bodoge.server.runtime.turns import DAY, HOUR
+from bodoge.server.wiring import Server
+from bodoge.store import sqlite_url
+from tests.server.test_tables import Tab
+
+ORIGIN = "http://testserver"
+GAMES: dict[str, Game[Any, Any, Any]] = {"tagiron": TagironGame(), "illustori": IllustoriGame()}
+
+
+class Recorder:
+    """A :class:`~bodoge.server.runtime.notify.TurnNotifier` that notes every call."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    async def your_turn(self, player_id: str, table_id: str, game: str, deadline: int) -> None:
+        self.calls.append(("your_turn", player_id, table_id, game, deadline))
+
+    async def game_ended(self, player_id: str, table_id: str, game: str, place: int | None) -> None:
+        self.calls.append(("game_ended", player_id, table_id, game, place))
+
+    async def invited(self, player_id: str, table_id: str, game: str, by: str) -> None:
+        self.calls.append(("invited", player_id, table_id, game, by))
+
+    def of(self, kind: str) -> list[tuple[Any, ...]]:
+        return [c for c in self.calls if c[0] == kind]
+
+
+class Thinking:
+    """The bots' port, counting the moves being worked out (a test waits for them)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.busy = 0
+
+    async def act(self, *args: Any, **kwargs: Any) -> Any:
+        self.busy += 1
+        try:
+            return await self.inner.act(*args, **kwargs)
+        finally:
+            self.busy -= 1
+
+
+class World:
+    """Servers on one data folder and one simulated clock; a restart keeps both."""
+
+    def __init__(self, tmp_path: Path, **config: Any) -> None:
+        self.clock = ManualClock(start_ms=1_800_000_000_000)
+        self.tmp_path = tmp_path
+        self.config = config
+        self.server: Server | None = None
+        self.notes = Recorder()
+
+    async def start(self) -> Server:
+        config = ServerConfig(
+            db_url=sqlite_url(self.tmp_path),
+            bot_workers=0,
+            clock=self.clock,
+            games=GAMES,
+            **self.config,
+        )
+        self.server = Server(config)
+        await self.server.start()
+        self.server.tables.notifier = self.notes
+        self.thinking = Thinking(self.server.tables.bots)
+        self.server.tables.bots = self.thinking
+        return self.server
+
+    async def quiet(self) -> None:
+        """Until nothing is left to do now: no bot computing a move, no command queued."""
+        calm = 0
+        for _ in range(2000):
+            await asyncio.sleep(0.005)
+            busy = self.thinking.busy or any(t.busy for t in self.s.tables.live.values())
+            calm = 0 if busy else calm + 1
+            if calm >= 3:
+                return
+        raise AssertionError("the server never went quiet")
+
+    async def restart(self) -> Server:
+        assert self.server is not None
+        await self.server.stop()
+        return await self.start()
+
+    @property
+    def s(self) -> Server:
+        assert self.server is not None
+        return self.server
+
+    def table(self, table_id: str) -> LiveTable:
+        return self.s.tables.live[table_id]
+
+    def http(self) -> httpx.AsyncClient:
+        app = Starlette(routes=turn_routes(self.s))
+        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=ORIGIN)
+
+    async def get(self, token: str, path: str) -> Any:
+        async with self.http() as http:
+            answer = await http.get(path, headers={"Authorization": f"Bearer {token}"})
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+
+    async def send(self, method: str, token: str, path: str, **body: JSON) -> httpx.Response:
+        async with self.http() as http:
+            return await http.request(
+                method,
+                path,
+                headers={"Authorization": f"Bearer {token}"},
+                **({"json": body} if body else {}),
+            )
+
+
+@pytest.fixture
+async def make_world(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
+    worlds: list[World] = []
+
+    async def make(**config: Any) -> World:
+        world = World(tmp_path, **config)
+        await world.start()
+        worlds.append(world)
+        return world
+
+    yield make
+    for world in worlds:
+        if world.server is not None:
+            await world.server.stop()
+    use_clock(SystemClock())
+
+
+async def people(world: World, count: int) -> list[Tab]:
+    tabs = []
+    for i in range(count):
+        tab = Tab(world.s)
+        hello = await tab.ok("hello", name=f"p{i}")
+        tab.player = {**hello["player"], "token": hello["token"]}
+        tabs.append(tab)
+    return tabs
+
+
+async def back(world: World, tabs: list[Tab]) -> list[Tab]:
+    """The same people, connected again to a restarted server."""
+    again = []
+    for old in tabs:
+        tab = Tab(world.s)
+        await tab.ok("hello", token=old.player["token"])
+        tab.player = old.player
+        again.append(tab)
+    return again
+
+
+async def turn_table(
+    world: World,
+    tabs: list[Tab],
+    game: str,
+    players: int,
+    move_seconds: int = DAY,
+    bots: list[dict[str, JSON]] | None = None,
+) -> str:
+    created = await tabs[0].ok(
+        "table.create",
+        game=game,
+        options={"players": players},
+        settings={"turn_based": move_seconds},
+        bots=bots or [],
+    )
+    table = created["table"]
+    for tab in tabs[1:]:
+        await tab.ok("table.join", table=table)
+    await tabs[0].ok("table.start", table=table)
+    return table
+
+
+def view_of(world: World, table: str, seat: int) -> dict[str, JSON]:
+    t = world.table(table)
+    return t.game.view(t.state, seat)
+
+
+async def play_for(world: World, tab: Tab, table: str, seat: int, rng: random.Random) -> int:
+    """The move the person in ``seat`` makes (chosen by the game's easy bot from their view)."""
+    t = world.table(table)
+    move = t.game.bot("easy").act(view_of(world, table, seat), seat, rng)
+    assert move is not None
+    reply = await tab.ok("move", table=table, move=t.game.move_to_json(move))
+    return int(reply["n"])
+
+
+async def settle(world: World, seconds: float = 0.0) -> None:
+    await world.clock.run_for(seconds, world.quiet)
+
+
+def awaited_people(world: World, table: str, tabs: list[Tab]) -> list[int]:
+    t = world.table(table)
+    return sorted(s for s in t.game.to_act(t.state) if s < len(tabs))
+
+
+async def play_out(world: World, table: str, tabs: list[Tab], rng: random.Random) -> None:
+    """Everyone moves when awaited (bots in minutes) until the game ends."""
+    for _ in range(2000):
+        t = world.table(table)
+        if t.status != "playing":
+            return
+        due = awaited_people(world, table, tabs)
+        if due:
+            for seat in due:
+                if world.table(table).status == "playing" and seat in t.game.to_act(t.state):
+                    await play_for(world, tabs[seat], table, seat, rng)
+        else:
+            await settle(world, 6 * 60)  # the bots' minutes
+    raise AssertionError("the game did not end")
+
+
+# --- settings ---------------------------------------------------------------------------
+
+
+async def test_a_turn_based_table_is_chosen_at_creation_and_checked(make_world: Any) -> None:
+    world = await make_world()
+    ann, bob = await people(world, 2)
+    for bad, why in (
+        ({"turn_based": 600}, "turn_based"),
+        ({"turn_based": True}, "turn_based"),
+        ({"turn_based": "86400"}, "turn_based"),
+        ({"turn_based": 3600, "turn_seconds": 60}, "turn_seconds"),
+        ({"turn_based": 3600, "timeout_bot": None}, "timeout_bot"),
+    ):
+        refused = await ann.request("table.create", game="tagiron", settings=bad)
+        assert refused["type"] == "error" and refused["code"] == "bad_options", refused
+        assert why in refused["message"]
+    assert not world.s.tables.live  # nothing was made
+    made = await ann.ok(
+        "table.create", game="tagiron", options={"players": 3}, settings={"turn_based": 12 * HOUR}
+    )
+    snap = await ann.ok("table.open", table=made["table"])
+    assert snap["table"]["settings"]["turn_based"] == 12 * HOUR
+    assert snap["table"]["options"] == {"players": 3, "own_turn_declarations": True}
+    lobby = await bob.ok("lobby.subscribe")
+    listed = next(t for t in lobby["tables"] if t["id"] == made["table"])
+    assert listed["settings"]["turn_based"] == 12 * HOUR
+    # In the waiting room the host may switch back to real time: the game's rules follow.
+    await ann.ok("table.settings", table=made["table"], settings={"turn_based": None})
+    assert world.table(made["table"]).options_json == {"players": 3}
+    await ann.ok("table.settings", table=made["table"], settings={"turn_based": DAY})
+    assert world.table(made["table"]).options_json["own_turn_declarations"] is True
+    await bob.ok("table.join", table=made["table"])
+    await ann.ok("table.add_bot", table=made["table"], seat=2, level="easy")
+    await ann.ok("table.start", table=made["table"])
+    # Once started, the mode is fixed.
+    late = await ann.request("table.settings", table=made["table"], settings={"turn_based": None})
+    assert late["code"] == "not_waiting"
+    assert world.table(made["table"]).settings.turn_based == DAY
+
+
+async def test_a_person_sits_at_a_bounded_number_of_turn_based_tables(make_world: Any) -> None:
+    world = await make_world(quotas=Quotas(turn_based_tables_per_player=2))
+    ann, bob = await people(world, 2)
+    settings = {"turn_based": DAY}
+    first = (await ann.ok("table.create", game="tagiron", settings=settings))["table"]
+    await ann.ok("table.create", game="illustori", options={"players": 3}, settings=settings)
+    third = await ann.request("table.create", game="tagiron", settings=settings)
+    assert third["code"] == "too_many_turn_tables"
+    # Real-time tables do not count.
+    await ann.ok("table.create", game="tagiron")
+    # Joining counts too.
+    bobs = [(await bob.ok("table.create", game="tagiron", settings=settings))["table"]]
+    bobs.append((await bob.ok("table.create", game="tagiron", settings=settings))["table"])
+    refused = await bob.request("table.join", table=first)
+    assert refused["code"] == "too_many_turn_tables"
+    assert world.table(first).seats[1].player is None
+    await bob.ok("table.leave", table=bobs[0])
+    await bob.ok("table.join", table=first)
+
+
+# --- whole games ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+async def test_a_whole_turn_based_tagiron_game_over_days(make_world: Any, players: int) -> None:
+    """People only (2), and people with a bot (3, 4): moves, a turn run out, a vacation and a
+    restart in the middle; declarations only on one's own turn; Your games all along."""
+    world = await make_world()
+    humans = 2 if players == 2 else players - 1
+    tabs = await people(world, humans)
+    bots = [{"seat": s, "level": "easy"} for s in range(humans, players)]
+    table = await turn_table(world, tabs, "tagiron", players, DAY, bots)
+    rng = random.Random(players)
+    while not awaited_people(world, table, tabs):  # a bot begins: it plays within minutes
+        await settle(world, 6 * 60)
+    t = world.table(table)
+    began = t.steps[-1].at if t.steps else t.started_at
+    (first,) = awaited_people(world, table, tabs)
+    assert t.deadlines == {first: began + DAY * 1000}
+    assert world.notes.of("your_turn") == [
+        ("your_turn", tabs[first].player["id"], table, "tagiron", began + DAY * 1000)
+    ]
+    # Your games: the awaited person sees it first, with a day left; the others wait.
+    mine = await world.get(tabs[first].player["token"], "/api/players/me/tables")
+    assert mine["your_turn_count"] == 1
+    assert mine["tables"][0]["id"] == table
+    assert mine["tables"][0]["seconds_left"] == (began + DAY * 1000 - world.clock.now_ms()) // 1000
+    other = (first + 1) % humans
+    theirs = await world.get(tabs[other].player["token"], "/api/players/me/tables")
+    assert theirs["your_turn_count"] == 0 and theirs["tables"][0]["your_turn"] is False
+
+    if players > 2:
+        # Out of turn nobody may declare: no race for whoever looks at their phone first.
+        seat = other
+        assert view_of(world, table, seat)["may_declare"] is False
+        tiles = ["R0", "R1", "B2", "G3", "B4"][: 4 if players == 4 else 5]
+        refused = await tabs[seat].request(
+            "move", table=table, move={"type": "declare", "tiles": tiles}
+        )
+        assert refused["code"] == "not_your_turn"
+
+    # The first person does not come back: after a day the stand-in plays for them.
+    await settle(world, DAY + 60)
+    t = world.table(table)
+    late = [st for st in t.steps if st.seat == first]
+    assert late[0].actor == "timeout" and late[0].at == began + DAY * 1000
+
+    # The next person goes on vacation for 3 days before their turn comes round.
+    while not awaited_people(world, table, tabs):
+        await settle(world, 6 * 60)
+    t = world.table(table)
+    (nxt,) = awaited_people(world, table, tabs)
+    if True:
+        holiday = await world.send("POST", tabs[nxt].player["token"], "/api/players/me/vacation", days=3)
+        assert holiday.status_code == 200 and holiday.json()["days_left"] == 27
+        # Their turn was running: it runs out during the vacation and is paused, not played.
+        before = t.n
+        await settle(world, DAY + 60)
+        t = world.table(table)
+        assert t.n == before, "a vacation pauses the clock"
+        until = world.clock.now_ms() - (DAY + 60) * 1000 + 3 * DAY * 1000
+        assert abs(t.deadlines[nxt] - (until + DAY * 1000)) < 2000
+        await play_for(world, tabs[nxt], table, nxt, rng)
+        ended = await world.send("DELETE", tabs[nxt].player["token"], "/api/players/me/vacation")
+        assert ended.status_code == 200 and ended.json()["until"] is None
+    await settle(world, 10 * 60)
+
+    # A restart in the middle: the deadlines come back as stored.
+    kept = dict(world.table(table).deadlines)
+    n = world.table(table).n
+    await world.restart()
+    tabs = await back(world, tabs)
+    assert world.table(table).n == n and world.table(table).deadlines == kept
+
+    await play_out(world, table, tabs, rng)
+    t = world.table(table)
+    assert t.status == "finished" and t.game.result(t.state) is not None
+    assert {c[1] for c in world.notes.of("game_ended")} == {tab.player["id"] for tab in tabs}
+    done = await world.get(tabs[0].player["token"], "/api/players/me/tables")
+    assert all(row["id"] != table for row in done["tables"])
+
+
+@pytest.mark.parametrize("players", [3, 5])
+async def test_a_whole_turn_based_illustori_game_with_votes_over_hours(
+    make_world: Any, players: int
+) -> None:
+    world = await make_world()
+    tabs = await people(world, players)
+    table = await turn_table(world, tabs, "illustori", players, 12 * HOUR)
+    t = world.table(table)
+    assert t.options.turn_vote_seconds == 12 * HOUR
+    rng = random.Random(players)
+    # The first word: the giver has the whole time per move, as any turn.
+    giver = next(iter(t.game.to_act(t.state)))
+    assert t.deadlines[giver] - world.clock.now_ms() == 12 * HOUR * 1000
+    await play_for(world, tabs[giver], table, giver, rng)
+    # A play opens a vote limited to the time per move; one voter votes, the others not.
+    for _ in range(10):
+        t = world.table(table)
+        if t.state.phase == "vote":
+            break
+        (mover,) = awaited_people(world, table, tabs)
+        await play_for(world, tabs[mover], table, mover, rng)
+    t = world.table(table)
+    assert t.state.phase == "vote" and view_of(world, table, 0)["vote_seconds"] == 12 * HOUR
+    voters = awaited_people(world, table, tabs)
+    await play_for(world, tabs[voters[0]], table, voters[0], rng)
+    await settle(world, 11 * HOUR)
+    assert world.table(table).state.phase == "vote"  # within the limit it waits
+    await settle(world, HOUR + 60)
+    t = world.table(table)
+    assert t.state.phase != "vote"
+    assert t.steps[-1].actor == "clock"  # the vote limit, not a stand-in: missing votes OK
+    assert not any(s.actor == "timeout" for s in t.steps)
+    # A restart, then everyone plays to the end.
+    await world.restart()
+    tabs = await back(world, tabs)
+    await play_out(world, table, tabs, rng)
+    assert world.table(table).status == "finished"
+
+
+# --- absence and abandonment ------------------------------------------------------------
+
+
+async def test_a_person_whose_turns_run_out_three_times_is_absent(make_world: Any) -> None:
+    world = await make_world()
+    ann, bob = await people(world, 2)
+    table = await turn_table(world, [ann, bob], "tagiron", 2, HOUR)
+    tabs = [ann, bob]
+    rng = random.Random(1)
+    for _ in range(3):  # Bob never moves; Ann moves at once whenever it is her turn
+        t = world.table(table)
+        (seat,) = t.game.to_act(t.state)
+        if seat == 0:
+            await play_for(world, ann, table, 0, rng)
+        await settle(world, HOUR + 60)
+    t = world.table(table)
+    assert [s.actor for s in t.steps if s.seat == 1][-3:] == ["timeout"] * 3
+    # Absent: his next turn is played by the stand-in at once, not after an hour.
+    if 0 in t.game.to_act(t.state):
+        await play_for(world, ann, table, 0, rng)
+    await settle(world, 1)
+    t = world.table(table)
+    assert t.game.to_act(t.state) == {0} and t.steps[-1].actor == "timeout"
+    your_turns = [c for c in world.notes.of("your_turn") if c[1] == bob.player["id"]]
+    n_bob_told = len(your_turns)
+    # He comes back: with the table open his turn has its whole time, and his move counts.
+    await bob.ok("table.open", table=table)
+    await play_for(world, ann, table, 0, rng)
+    t = world.table(table)
+    assert t.deadlines[1] - world.clock.now_ms() == HOUR * 1000
+    assert len([c for c in world.notes.of("your_turn") if c[1] == bob.player["id"]]) == n_bob_told + 1
+    await play_for(world, bob, table, 1, rng)
+    assert world.table(table).steps[-1].actor == "player"
+    del tabs
+
+
+async def test_a_table_where_everyone_is_absent_ends_as_abandoned(make_world: Any) -> None:
+    world = await make_world()
+    ann, bob = await people(world, 2)
+    table = await turn_table(world, [ann, bob], "tagiron", 2, HOUR)
+    for _ in range(8):
+        await settle(world, HOUR + 60)
+        if world.table(table).status != "playing":
+            break
+    t = world.table(table)
+    assert t.status == "finished" and t.ended is not None
+    assert t.ended["reason"] == "abandoned" and t.ended["places"] == [None, None]
+    assert [c[4] for c in world.notes.of("game_ended")] == [None, None]
+
+
+async def test_a_turn_based_game_nobody_moved_at_for_two_weeks_is_abandoned(
+    make_world: Any,
+) -> None:
+    world = await make_world()
+    ann, bob = await people(world, 2)
+    table = await turn_table(world, [ann, bob], "tagiron", 2, DAY)
+    for tab in (ann, bob):  # both away: nothing runs out, nobody moves
+        answer = await world.send("POST", tab.player["token"], "/api/players/me/vacation", days=20)
+        assert answer.status_code == 200
+    await settle(world, 13 * DAY)
+    await world.s.tables.call(table, LiveTable.abandon)
+    assert world.table(table).status == "playing"  # nobody watched for days: that is normal
+    assert world.table(table).n == 0
+    await settle(world, 2 * DAY)
+    await world.s.tables.call(table, LiveTable.abandon)
+    assert world.table(table).ended == {"places": [None, None], "reason": "abandoned", "winners": []}
+
+
+# --- the bots' pace ---------------------------------------------------------------------
+
+
+async def test_bots_at_a_turn_based_table_move_within_minutes(make_world: Any) -> None:
+    world = await make_world()
+    (ann,) = await people(world, 1)
+    bots = [{"seat": 1, "level": "easy"}, {"seat": 2, "level": "easy"}]
+    table = await turn_table(world, [ann], "tagiron", 3, HOUR, bots)
+    rng = random.Random(3)
+    t = world.table(table)
+    if 0 in t.game.to_act(t.state):
+        await play_for(world, ann, table, 0, rng)
+    n = world.table(table).n
+    await settle(world, 50)
+    await asyncio.sleep(0.2)
+    assert world.table(table).n == n, "a bot thinks a minute at least"
+    await settle(world, 5 * 60)
+    assert world.table(table).n > n, "and at most five"
+    bots_of = world.table(table).bots
+    assert bots_of.window_seconds() == HOUR  # a race is held a whole time per move
+
+
+async def test_vacations_are_bounded_and_bad_requests_change_nothing(make_world: Any) -> None:
+    world = await make_world()
+    (ann,) = await people(world, 1)
+    token = ann.player["token"]
+    assert await world.get(token, "/api/players/me/vacation") == {
+        "until": None,
+        "days_left": 30,
+        "days_per_year": 30,
+    }
+    for body in ({"days": 0}, {"days": 31}, {"days": 2.0}, {"days": True}, {"days": "3"}):
+        answer = await world.send("POST", token, "/api/players/me/vacation", **body)
+        assert answer.status_code == 400 and answer.json()["error"]["code"] == "bad_vacation"
+    answer = await world.send("POST", token, "/api/players/me/vacation", weeks=1)
+    assert answer.status_code == 400
+    answer = await world.send("DELETE", token, "/api/players/me/vacation")
+    assert answer.json()["error"]["code"] == "bad_vacation"  # none running
+    assert (await world.get(token, "/api/players/me/vacation"))["days_left"] == 30
+    ok = await world.send("POST", token, "/api/players/me/vacation", days=10)
+    assert ok.json()["days_left"] == 20 and ok.json()["until"] is not None
+    again = await world.send("POST", token, "/api/players/me/vacation", days=1)
+    assert again.status_code == 400
+    await settle(world, 3 * DAY + 60)
+    ended = await world.send("DELETE", token, "/api/players/me/vacation")
+    assert ended.json() == {"until": None, "days_left": 26, "days_per_year": 30}
+    nobody = await world.send("GET", "not-a-token", "/api/players/me/tables")
+    assert nobody.status_code == 401
+
+
+async def test_real_time_tables_tell_the_notifier_nothing(make_world: Any) -> None:
+    world = await make_world(bot_delay=0.0)
+    ann, bob = await people(world, 2)
+    table = (await ann.ok("table.create", game="tagiron", settings={"turn_seconds": 60}))["table"]
+    await bob.ok("table.join", table=table)
+    await ann.ok("table.start", table=table)
+    t = world.table(table)
+    assert t.deadlines and world.notes.calls == []
+    assert t.options_json == {"players": 2}
+    # The presence the notifier asks about.
+    assert world.s.tables.watching(ann.player["id"], table) is False
+    await ann.ok("table.open", table=table)
+    assert world.s.tables.watching(ann.player["id"], table) is True
