@@ -437,7 +437,10 @@ class LiveTable(ShownTable):
         if self.seating.host != player_id:
             raise ProtocolError("not_host", "only the host changes the table's settings")
         # Both are checked before either is stored: a refusal changes nothing.
-        settings = parse_settings({**self.settings.to_json(), **(raw or {})}, self.game)
+        merged = {**self.settings.to_json(), **(raw or {})}
+        if (raw or {}).get("turn_based") is not None and "turn_seconds" not in (raw or {}):
+            merged["turn_seconds"] = None  # a time per move replaces the turn limit
+        settings = parse_settings(merged, self.game)
         options = changed_options(self.game, self.options_json, raw_options or {})
         options = self.game.turn_based_options(options, settings.turn_based)
         if settings.turn_based is not None and self.settings.turn_based is None:

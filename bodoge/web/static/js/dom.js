@@ -1,6 +1,8 @@
 // Building DOM without markup strings: every text goes in through text nodes,
 // so names and chat lines can never become markup.
 
+import { t } from "./i18n.js";
+
 /**
  * Create an element.
  *
@@ -178,7 +180,23 @@ export function refreshToasts() {
 /** Format a number of seconds as m:ss. */
 export function clockText(seconds) {
   const s = Math.max(0, Math.ceil(seconds));
+  // A turn-based table's hours and days read as such, not as thousands of minutes.
+  if (s >= 3600) return durationText(s);
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+/** A long time left in words: "2 d 3 h", "5 h 12 min". */
+export function durationText(seconds) {
+  const s = Math.max(0, Math.floor(seconds));
+  const d = Math.floor(s / 86400);
+  const hours = Math.floor((s % 86400) / 3600);
+  if (d) return t("time.d_h", { d, h: hours });
+  return t("time.h_m", { h: hours, m: Math.floor((s % 3600) / 60) });
+}
+
+/** A time per move (a turn-based table's) in words: "12 hours", "3 days". */
+export function moveTimeText(seconds) {
+  return seconds % 86400 === 0 ? t("time.days", { count: seconds / 86400 }) : t("time.hours", { count: seconds / 3600 });
 }
 
 /**

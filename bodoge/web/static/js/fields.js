@@ -4,7 +4,7 @@
 // no game here: each field brings its label's i18n key and a kind that says
 // how its value reads.
 
-import { h } from "./dom.js";
+import { h, moveTimeText } from "./dom.js";
 import { has, t } from "./i18n.js";
 
 /** A declared field's label (its i18n key; the key itself while the game's strings load). */
@@ -23,6 +23,8 @@ export function fieldValue(field, value, table = null) {
       return value ? t("lobby.seconds", { n: value }) : t("lobby.no_timer");
     case "bot":
       return value ? t(`bot.${value}`) : t("common.no");
+    case "move_time":
+      return value ? t("mode.turn_based", { time: moveTimeText(value) }) : t("mode.realtime");
     case "assistant": {
       if (value === true || value === false) return value ? t("common.yes") : t("common.no");
       // Left to the seats: say what it is now, and why.
@@ -82,6 +84,10 @@ function control(field, value, table, game, id, change) {
       if (!levels.length) return null;
       return select(levels, (v) => fieldValue(field, v, table), value);
     }
+    case "move_time":
+      // Real time or a time per move: the host may still switch before the game starts.
+      if (!field.choices?.length) return null;
+      return select(field.choices, (v) => fieldValue(field, v, table), value);
     case "choice":
       if (!field.choices?.length) return null;
       return select(field.choices, (v) => fieldValue(field, v, table), value);

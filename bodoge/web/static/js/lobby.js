@@ -1,7 +1,7 @@
 // The lobby: create a table, see open and running tables live, join or watch.
 
 import { bearer } from "./conn.js";
-import { clockText, fill, h, icon, keepFocus, toast } from "./dom.js";
+import { clockText, fill, h, icon, keepFocus, moveTimeText, toast } from "./dom.js";
 import { addStrings, lang, onLangChange, t } from "./i18n.js";
 import { store } from "./store.js";
 import { gameTitle, playerLink, seatLabel, seatNameNode } from "./seats.js";
@@ -20,6 +20,7 @@ export function mountLobby(root, app) {
     players: 2,
     seats: {}, // seat -> "open" | bot level
     turn_seconds: null,
+    turn_based: null, // null: real time; else a time per move in seconds
     timeout_bot: "normal",
     bot_pace: "normal",
     assistant_mode: "auto", // "auto" (follows the seats) | "on" | "off"
@@ -218,6 +219,28 @@ export function mountLobby(root, app) {
 
       // A turn limit needs a bot to play late turns: games without bots get none.
       if (!levels.length) form.turn_seconds = null;
+      const moveTimes = g.fields?.settings?.find((f) => f.key === "turn_based")?.choices ?? [];
+      if (!moveTimes.includes(form.turn_based)) form.turn_based = null;
+      const mode = moveTimes.length
+        ? h(
+            "select",
+            {
+              id: "turn-based",
+              "aria-describedby": "turn-based-help",
+              dataset: { key: "turn-based", testid: "turn-based" },
+              onchange: (e) => {
+                form.turn_based = moveTimes[e.target.selectedIndex];
+                save();
+                drawCreate();
+              },
+            },
+            moveTimes.map((sec) =>
+              h("option", { value: sec ?? "" }, sec === null ? t("mode.realtime") : t("mode.turn_based", { time: moveTimeText(sec) })),
+            ),
+          )
+        : null;
+      if (mode) mode.selectedIndex = Math.max(0, moveTimes.indexOf(form.turn_based));
+      const turnBased = form.turn_based !== null;
       const timer = h(
         "select",
         {
@@ -300,13 +323,22 @@ export function mountLobby(root, app) {
           field(t("lobby.players"), playerChoice),
           field(t("lobby.seats"), h("ul", { class: "stack-list" }, seatRows)),
           gameForm ? field(t("lobby.options"), gameForm.form.el) : null,
+          mode
+            ? h(
+                "div",
+                { class: "field" },
+                h("label", { class: "field-label", for: "turn-based" }, t("lobby.mode")),
+                mode,
+                h("small", { id: "turn-based-help", class: "muted small" }, t("lobby.mode_help")),
+              )
+            : null,
           h(
             "div",
             { class: "form-row2" },
-            levels.length ? field(t("lobby.turn_timer"), timer, "turn-seconds") : null,
+            levels.length && !turnBased ? field(t("lobby.turn_timer"), timer, "turn-seconds") : null,
             timeoutBot && field(t("lobby.timeout_bot"), timeoutBot, "timeout-bot"),
           ),
-          pace ? field(t("lobby.bot_pace"), pace, "bot-pace") : null,
+          pace && !turnBased ? field(t("lobby.bot_pace"), pace, "bot-pace") : null,
           hasAssistant
             ? h(
                 "div",
@@ -373,7 +405,9 @@ export function mountLobby(root, app) {
     }
     const options = { ...(g.defaults ?? {}), ...extra, players: form.players };
     const levels = g.bot_levels ?? [];
-    const settings = { turn_seconds: levels.length ? form.turn_seconds : null };
+    const turnBased = levels.length && hasSetting(g, "turn_based") ? form.turn_based : null;
+    const settings = { turn_seconds: levels.length && turnBased === null ? form.turn_seconds : null };
+    if (turnBased !== null) settings.turn_based = turnBased;
     // Left to the seats unless the host chose: on only for one person against bots.
     if (hasSetting(g, "assistant") && form.assistant_mode !== "auto") settings.assistant = form.assistant_mode === "on";
     if (levels.includes(form.timeout_bot)) settings.timeout_bot = form.timeout_bot;
@@ -536,7 +570,8 @@ export function mountLobby(root, app) {
     }
     const settings = summary.settings ?? {};
     const meta = [t("lobby.n_players", { count: summary.seats.length })];
-    meta.push(settings.turn_seconds ? t("lobby.timer_meta", { time: clockText(settings.turn_seconds) }) : t("lobby.no_timer"));
+    if (settings.turn_based) meta.push(t("lobby.turn_based_meta", { time: moveTimeText(settings.turn_based) }));
+    else meta.push(settings.turn_seconds ? t("lobby.timer_meta", { time: clockText(settings.turn_seconds) }) : t("lobby.no_timer"));
     if (summary.assistant) meta.push(t("lobby.assistant_on"));
     return h(
       "li",

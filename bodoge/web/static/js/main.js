@@ -3,6 +3,7 @@
 //   /t/{id}      a table (waiting room, game, end screen); ?replay for a replay
 //   /account     keep my name, sign in and out, passwords and passkeys
 //   /p/{id}      a player's profile;  /leaderboard  the leaderboards
+//   /games       your games: where it is your turn first (and the vacation switch)
 
 import { mountAccount } from "./account.js";
 import { bearer, Connection } from "./conn.js";
@@ -10,6 +11,7 @@ import { fill, h, icon, refreshToasts, toast, userText } from "./dom.js";
 import { guardFocus } from "./focus.js";
 import { has, lang, LANGS, onLangChange, setLang, t } from "./i18n.js";
 import { mountLobby, mountNickname } from "./lobby.js";
+import { mountMyGames, yourTurnWatch } from "./mygames.js";
 import { mountLeaderboard, mountProfile } from "./profile.js";
 import { mountReplay } from "./replay.js";
 import { mountTable } from "./tablepage.js";
@@ -61,6 +63,12 @@ const app = {
 // --- header -------------------------------------------------------------------
 
 let netState = "idle";
+// How many games wait for this player's move (the badge on every page); null: unknown.
+let waiting = null;
+const turns = yourTurnWatch((count) => {
+  waiting = count;
+  drawHeader();
+});
 
 function drawHeader() {
   const skip = document.querySelector(".skip");
@@ -99,6 +107,22 @@ function drawHeader() {
           },
           icon("user", "icon icon--sm"),
           userText(name, "user-name"),
+        )
+      : null,
+    conn.canHello
+      ? h(
+          "a",
+          {
+            class: ["account-link", "games-link", location.pathname === "/games" && "account-link--on"],
+            href: "/games",
+            dataset: { link: "", testid: "games-link" },
+            "aria-label": waiting ? `${t("nav.my_games")}: ${t("nav.my_games_waiting", { count: waiting })}` : t("nav.my_games"),
+            "aria-current": location.pathname === "/games" ? "page" : null,
+            title: waiting ? t("nav.my_games_waiting", { count: waiting }) : null,
+          },
+          icon("clock", "icon icon--sm"),
+          h("span", { class: "account-link-text" }, t("nav.my_games")),
+          waiting ? h("span", { class: "turn-badge", dataset: { testid: "turn-badge" } }, String(waiting)) : null,
         )
       : null,
     h(
@@ -151,7 +175,16 @@ conn.onState((state) => {
   netState = state === "ready" ? "online" : state === "idle" ? "idle" : "offline";
   drawHeader();
 });
-conn.on("welcome", () => drawHeader());
+conn.on("welcome", () => {
+  drawHeader();
+  turns.start();
+});
+// A move somewhere may have made it this player's turn, or ended one: ask again soon.
+let turnsSoon = null;
+conn.on("event", () => {
+  clearTimeout(turnsSoon);
+  turnsSoon = setTimeout(() => turns.refresh(), 500);
+});
 conn.on("account", () => drawHeader());
 // Whether this browser's player kept their name (the header's link, and what a token
 // the server no longer knows means): asked once per connection.
@@ -204,6 +237,9 @@ function route() {
     const table = location.pathname.match(/^\/t\/([A-Za-z0-9_-]{1,64})\/?$/);
     if (location.pathname === "/account") {
       page = mountAccount(main, app);
+    } else if (location.pathname === "/games") {
+      page = mountMyGames(main, app);
+      turns.refresh();
     } else if (table) {
       const replay = new URLSearchParams(location.search).has("replay");
       page = replay ? mountReplay(main, app, table[1]) : mountTable(main, app, table[1]);

@@ -194,7 +194,7 @@ export function mountTable(root, app, tableId) {
           "div",
           { class: "tp-clock", dataset: { testid: "clock" } },
           // Only a game in play has a clock: not the waiting room, not a finished game.
-          snap.table?.settings?.turn_seconds && snap.table.status === "playing" && !snap.result
+          (snap.table?.settings?.turn_seconds || snap.table?.settings?.turn_based) && snap.table.status === "playing" && !snap.result
             ? [icon("clock", "icon icon--sm"), h("span", { class: "tp-clock-text" }, "")]
             : null,
         ),
@@ -219,7 +219,8 @@ export function mountTable(root, app, tableId) {
     const clock = bar.querySelector(".tp-clock");
     const deadline = nextDeadline();
     if (!deadline || snap.table?.status !== "playing") {
-      el.textContent = snap.table?.settings?.turn_seconds ? clockText(snap.table.settings.turn_seconds) : "";
+      const limit = snap.table?.settings?.turn_based ?? snap.table?.settings?.turn_seconds;
+      el.textContent = limit ? clockText(limit) : "";
       clock.classList.remove("tp-clock--low");
       clock.classList.add("tp-clock--idle");
       return;
