@@ -23,11 +23,15 @@ def test_settings_of_a_tagiron_table() -> None:
         "assistant": None,
         "bot_pace": "normal",
         "rated": False,
+        "turn_based": None,
     }
+    turn = parse_settings({"turn_based": 86400}, get("tagiron"))
+    assert (turn.turn_based, turn.turn_seconds, turn.turn_seconds_in_force) == (86400, None, 86400)
 
 
 def test_an_illustori_table_shows_no_assistant() -> None:
     assert [f["key"] for f in fields(get("illustori"))] == [
+        "turn_based",
         "turn_seconds",
         "timeout_bot",
         "bot_pace",
@@ -92,3 +96,27 @@ def test_a_profile_counts_games_wins_places_and_figures() -> None:
         ("accepted", 6),
         ("acceptance", 0.75),
     ]
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "option", "turn_based", "realtime"),
+    [
+        ("tagiron", 2, "own_turn_declarations", True, None),
+        ("tagiron", 3, "own_turn_declarations", True, None),
+        ("tagiron", 4, "own_turn_declarations", True, None),
+        ("illustori", 3, "turn_vote_seconds", 3600, None),
+        ("illustori", 8, "turn_vote_seconds", 3600, None),
+    ],
+)
+def test_the_games_turn_based_rules_are_options_that_undo_themselves(
+    game: str, players: int, option: str, turn_based: object, realtime: object
+) -> None:
+    """``Game.turn_based_options``: stored with the options, and gone when the host switches
+    back to real time; a real-time table's options read as they always did."""
+    g = get(game)
+    host = g.options({"players": players})
+    turned = g.turn_based_options(host, 3600)
+    assert g.options_json(turned)[option] == turn_based
+    assert g.options(g.options_json(turned)) == turned
+    back = g.turn_based_options(turned, None)
+    assert back == host and option not in g.options_json(back)
