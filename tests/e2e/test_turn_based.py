@@ -40,9 +40,10 @@ def test_two_people_play_a_turn_based_game_with_your_games(open_page, screenshot
     assert "Turn-based, 1 hour per move" in card.inner_text()
     taro.goto(taro.url.rstrip("/") + f"/t/{table}")
     taro.click("[data-testid=sit-1]")
-    assert "Turn-based (1 hour per move)" in taro.locator(
-        "[data-testid=field-turn_based]"
-    ).inner_text()
+    assert (
+        "Turn-based (1 hour per move)"
+        in taro.locator("[data-testid=field-turn_based]").inner_text()
+    )
     hana.locator("[data-testid=start]:not([disabled])").click()
     ui.wait_board(hana)
     ui.wait_board(taro)
@@ -54,7 +55,9 @@ def test_two_people_play_a_turn_based_game_with_your_games(open_page, screenshot
     row = first.locator(f"[data-testid=mygame-{table}]")
     left = row.locator("[data-testid=time-left]").inner_text()
     assert re.search(r"(59|58)", left), left
-    first.wait_for_function("() => document.querySelector('[data-testid=turn-badge]')?.textContent === '1'")
+    first.wait_for_function(
+        "() => document.querySelector('[data-testid=turn-badge]')?.textContent === '1'"
+    )
     second.click("[data-testid=games-link]")
     second.wait_for_selector("[data-testid=none-your-turn]")
     assert second.locator(f"[data-testid=other-list] [data-testid=mygame-{table}]").count() == 1

@@ -349,7 +349,9 @@ async def test_a_whole_turn_based_tagiron_game_over_days(make_world: Any, player
     t = world.table(table)
     (nxt,) = awaited_people(world, table, tabs)
     if True:
-        holiday = await world.send("POST", tabs[nxt].player["token"], "/api/players/me/vacation", days=3)
+        holiday = await world.send(
+            "POST", tabs[nxt].player["token"], "/api/players/me/vacation", days=3
+        )
         assert holiday.status_code == 200 and holiday.json()["days_left"] == 27
         # Their turn was running: it runs out during the vacation and is paused, not played.
         before = t.n
@@ -447,7 +449,9 @@ async def test_a_person_whose_turns_run_out_three_times_is_absent(make_world: An
     await play_for(world, ann, table, 0, rng)
     t = world.table(table)
     assert t.deadlines[1] - world.clock.now_ms() == HOUR * 1000
-    assert len([c for c in world.notes.of("your_turn") if c[1] == bob.player["id"]]) == n_bob_told + 1
+    assert (
+        len([c for c in world.notes.of("your_turn") if c[1] == bob.player["id"]]) == n_bob_told + 1
+    )
     await play_for(world, bob, table, 1, rng)
     assert world.table(table).steps[-1].actor == "player"
     del tabs
@@ -482,7 +486,11 @@ async def test_a_turn_based_game_nobody_moved_at_for_two_weeks_is_abandoned(
     assert world.table(table).n == 0
     await settle(world, 2 * DAY)
     await world.s.tables.call(table, LiveTable.abandon)
-    assert world.table(table).ended == {"places": [None, None], "reason": "abandoned", "winners": []}
+    assert world.table(table).ended == {
+        "places": [None, None],
+        "reason": "abandoned",
+        "winners": [],
+    }
 
 
 # --- the bots' pace ---------------------------------------------------------------------

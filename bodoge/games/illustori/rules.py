@@ -49,7 +49,6 @@ from bodoge.games.illustori.moves import (
 )
 from bodoge.games.illustori.options import (
     MAX_DECK_SEED,
-    VOTE_SECONDS,
     IllustoriOptions,
     hand_size,
 )

@@ -1,8 +1,8 @@
 """The pages and static files: the one HTML page, the front-end's files and each game's.
 
 * ``GET /``, ``/t/{table_id}``, ``/account``, ``/p/{player}``, ``/leaderboard`` and
-  ``/games`` serve ``web/static/index.html`` (the front-end routes in the browser), or a short page saying
-  it is not installed (its policy and other headers: ``edge/headers.py``);
+  ``/games`` serve ``web/static/index.html`` (the front-end routes in the browser), or a
+  short page saying it is not installed (its policy and other headers: ``edge/headers.py``);
 * ``/static/…`` serves ``bodoge/web/static``, and ``/static/games/{game}/…``
   the ``web`` folder beside each game's module.
 """

@@ -69,10 +69,11 @@ def _row(bundle: TableBundle, me: str, deadlines: dict[str, Any], now: int) -> d
     record = bundle.table
     seat = next(s.seat for s in bundle.seats if s.player == me and s.kind == "human")
     move_seconds = record.settings.get("turn_based")
-    deadline = deadlines.get(str(seat)) if record.status == "playing" else None
-    your_turn = isinstance(deadline, int)
+    found = deadlines.get(str(seat)) if record.status == "playing" else None
+    deadline = found if isinstance(found, int) else None
+    your_turn = deadline is not None
     since = None
-    if your_turn and isinstance(move_seconds, int):
+    if deadline is not None and isinstance(move_seconds, int):
         # A turn began a whole time per move before it runs out (a vacation's end aside).
         since = min(now, deadline - move_seconds * 1000)
     seats: list[JSON] = []
@@ -80,7 +81,12 @@ def _row(bundle: TableBundle, me: str, deadlines: dict[str, Any], now: int) -> d
         person = s.player if s.kind == "human" else None
         known = bundle.players.get(person) if person else None
         seats.append(
-            {"seat": s.seat, "kind": s.kind, "name": known.name if known else None, "level": s.level}
+            {
+                "seat": s.seat,
+                "kind": s.kind,
+                "name": known.name if known else None,
+                "level": s.level,
+            }
         )
     return {
         "id": record.id,
@@ -89,8 +95,8 @@ def _row(bundle: TableBundle, me: str, deadlines: dict[str, Any], now: int) -> d
         "turn_based": move_seconds if isinstance(move_seconds, int) else None,
         "you": seat,
         "your_turn": your_turn,
-        "deadline": iso(deadline) if your_turn else None,
-        "seconds_left": max(0, (deadline - now) // 1000) if your_turn else None,
+        "deadline": iso(deadline),
+        "seconds_left": None if deadline is None else max(0, (deadline - now) // 1000),
         "waiting_since": iso(since),
         "since_ms": since or 0,
         "seats": seats,

@@ -9,15 +9,23 @@ from typing import Protocol
 from bodoge.core.game import Seat
 from bodoge.core.values import JSON
 from bodoge.server.runtime.players import Player
-from bodoge.store import PictureStore, PlayerRecord, TableReader, TablesStore, TableStore
+from bodoge.store import (
+    PictureStore,
+    PlayerRecord,
+    TableReader,
+    TablesStore,
+    TableStore,
+    TurnStore,
+)
 
 
 class LiveTableStore(TableStore, TableReader, Protocol):
     """What a live table writes (its history, as it happens) and a mirror reads back."""
 
 
-class RuntimeStore(LiveTableStore, TablesStore, PictureStore, Protocol):
-    """What the table runtime needs of the store: its tables', and the decks a new one names."""
+class RuntimeStore(LiveTableStore, TablesStore, PictureStore, TurnStore, Protocol):
+    """What the table runtime needs of the store: its tables', the decks a new one names, and
+    turn-based play's vacations and the tables a person sits at (its quota)."""
 
 
 class BotPort(Protocol):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import logging
 import random
 import weakref
-from functools import partial
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING
 
 from bodoge.core.errors import GameError

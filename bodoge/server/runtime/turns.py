@@ -77,11 +77,10 @@ def absent_seats(steps: Sequence[Step], humans: Collection[Seat], now: int) -> f
             elif step.actor == "player":
                 last_own = step.at
                 break
-        if timeouts >= ABSENT_AFTER_TIMEOUTS:
-            absent.add(seat)
-        elif timeouts and last_own is not None and now - last_own >= ABSENT_AFTER_DAYS * DAY * 1000:
-            absent.add(seat)
-        elif timeouts and last_own is None and steps and now - steps[0].at >= ABSENT_AFTER_DAYS * DAY * 1000:
+        # Without a move of one's own, the days away count from the game's first move.
+        since = last_own if last_own is not None else steps[0].at if steps else now
+        away = now - since >= ABSENT_AFTER_DAYS * DAY * 1000
+        if timeouts >= ABSENT_AFTER_TIMEOUTS or (timeouts and away):
             absent.add(seat)
     return frozenset(absent)
 
