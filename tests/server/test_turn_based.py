@@ -556,3 +556,18 @@ async def test_real_time_tables_tell_the_notifier_nothing(make_world: Any) -> No
     assert world.s.tables.watching(ann.player["id"], table) is False
     await ann.ok("table.open", table=table)
     assert world.s.tables.watching(ann.player["id"], table) is True
+
+
+async def test_a_turn_based_waiting_table_waits_days_for_its_people(make_world: Any) -> None:
+    """Friends join a game over days at any hour: its waiting table outlives the real-time
+    waiting table's half hour (here 0.3 s) when its people are offline."""
+    world = await make_world(waiting_seconds=0.3, turn_waiting_seconds=1.5)
+    (ann,) = await people(world, 1)
+    quick = (await ann.ok("table.create", game="tagiron"))["table"]
+    slow = (await ann.ok("table.create", game="tagiron", settings={"turn_based": DAY}))["table"]
+    await ann.conn.gone()
+    await asyncio.sleep(0.8)
+    assert await world.s.store.load_table(quick) is None
+    assert (await world.s.store.load_table(slow)) is not None
+    await asyncio.sleep(1.5)
+    assert await world.s.store.load_table(slow) is None

@@ -110,6 +110,8 @@ class ServerConfig:
     #: Seconds a waiting table stays in the lobby once none of its seated players is
     #: connected; then it is deleted, as when they all leave.
     waiting_seconds: float = 1800.0
+    #: The same for a turn-based table, whose people come and go over days.
+    turn_waiting_seconds: float = 7 * DAY
     #: Seconds a running game may go unwatched by anyone before it ends as abandoned,
     #: and how often the store is searched for such games.
     abandon_seconds: float = 86400.0

@@ -43,7 +43,12 @@ class Idle:
         config = table.host.config
         if table.status == "waiting":
             present = any(table.present(s.player) for s in table.seats if s.player)
-            return None if present else config.waiting_seconds
+            if present:
+                return None
+            # Friends join a game played over days at any hour: its waiting table waits longer.
+            if table.settings.turn_based is not None:
+                return config.turn_waiting_seconds
+            return config.waiting_seconds
         if table.watchers():
             return None
         if table.status == "finished":

@@ -118,10 +118,14 @@ def vacation_after(
     (259200000, 3)
     >>> vacation_after("p", v, None, now=DAY * 1000 + 1).days_used
     2
-    >>> vacation_after("p", v, 40, now=0)
+    >>> vacation_after("p", v, 40, now=3 * DAY * 1000)
     Traceback (most recent call last):
     ...
     bodoge.server.runtime.turns.VacationRefused: a vacation is 1-27 whole days (27 left this year)
+    >>> vacation_after("p", v, 1, now=0)
+    Traceback (most recent call last):
+    ...
+    bodoge.server.runtime.turns.VacationRefused: a vacation is running: end it first
     """
     year = year_of(now)
     used = vacation.days_used if vacation is not None and vacation.year == year else 0
