@@ -61,7 +61,7 @@ def test_two_people_play_a_turn_based_game_with_your_games(open_page, screenshot
     second.click("[data-testid=games-link]")
     second.wait_for_selector("[data-testid=none-your-turn]")
     assert second.locator(f"[data-testid=other-list] [data-testid=mygame-{table}]").count() == 1
-    assert badge(second) is None
+    assert badge(second) is None  # never shown to the one not awaited
     ui.screenshots(first, screenshot_dir, "your-games", user_texts=["はなこ", "Taro"])
 
     # One click back to the table; a question passes the turn, and the badges follow.
@@ -88,4 +88,31 @@ def test_two_people_play_a_turn_based_game_with_your_games(open_page, screenshot
         page.click("[data-testid=games-link]")
         page.wait_for_selector("[data-testid=none-your-turn]")
         assert page.locator(f"[data-testid=mygame-{table}]").count() == 0
-        assert badge(page) is None
+        page.wait_for_function("() => !document.querySelector('[data-testid=turn-badge]')")
+
+
+def test_the_vacation_switch_on_your_games_and_on_ones_own_profile(open_page):
+    ken, _ = open_page("/", lang="en")
+    ui.sign_in(ken, "Ken")
+    ken.click("[data-testid=games-link]")
+    ken.wait_for_selector("[data-testid=vacation-left]")
+    assert ken.locator("[data-testid=vacation-left]").inner_text() == "30 days left this year"
+    ken.fill("[data-testid=vacation-days]", "2")
+    ken.click("[data-testid=vacation-start]")
+    ken.wait_for_selector("[data-testid=vacation-until]")
+    assert ken.locator("[data-testid=vacation-left]").inner_text() == "28 days left this year"
+    # One's own profile shows the same switch; someone else's does not.
+    me = ken.evaluate("() => window.bodoge.conn.player.id")
+    ken.goto(ken.url.split("/games")[0] + f"/p/{me}")
+    ken.wait_for_selector("[data-testid=vacation-end]")
+    ui.set_lang(ken, "ja")
+    assert "休暇中" in ken.locator("[data-testid=vacation-until]").inner_text()
+    ken.click("[data-testid=vacation-end]")
+    ken.wait_for_selector("[data-testid=vacation-start]")
+    # Ended on its first day: that day counts, the day not begun is given back.
+    assert ken.locator("[data-testid=vacation-left]").inner_text() == "今年の残り: 29日"
+    other, _ = open_page("/")
+    ui.sign_in(other, "Mia")
+    other.goto(other.url.rstrip("/") + f"/p/{me}")
+    other.wait_for_selector("[data-testid=stats-tagiron], .profile-head")
+    assert other.locator("[data-testid=vacation-start]").count() == 0

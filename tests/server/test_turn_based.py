@@ -571,3 +571,22 @@ async def test_a_turn_based_waiting_table_waits_days_for_its_people(make_world: 
     assert (await world.s.store.load_table(slow)) is not None
     await asyncio.sleep(1.5)
     assert await world.s.store.load_table(slow) is None
+
+
+class Broken(Recorder):
+    async def your_turn(self, player_id: str, table_id: str, game: str, deadline: int) -> None:
+        await asyncio.sleep(0)
+        raise OSError("the mail server is down")
+
+
+async def test_a_failing_notifier_holds_up_no_move(make_world: Any) -> None:
+    world = await make_world()
+    world.notes = Broken()
+    world.s.tables.notifier = world.notes
+    ann, bob = await people(world, 2)
+    table = await turn_table(world, [ann, bob], "tagiron", 2, HOUR)
+    rng = random.Random(5)
+    for _ in range(4):
+        (seat,) = awaited_people(world, table, [ann, bob])
+        await play_for(world, [ann, bob][seat], table, seat, rng)
+    assert world.table(table).n == 4

@@ -53,44 +53,21 @@ export function yourTurnWatch(onChange, everyMs = 30000) {
   return { start, refresh, count: () => last };
 }
 
-export function mountMyGames(root, app) {
-  let data = null;
+/**
+ * The vacation switch of turn-based play (on Your games, and on one's own profile): the
+ * vacation running and the days left this year; begin one of so many days, or end it.
+ */
+export function vacationPanel(app) {
+  const el = h("section", { class: "panel vacation", "aria-labelledby": "vacation-title", dataset: { testid: "vacation" } });
   let vacation = null;
-  let failed = false;
   let days = 7;
-  const box = h("section", { class: "mygames", "aria-labelledby": "mygames-title" });
-  root.append(box);
 
-  function seatsText(row) {
-    const names = row.seats
-      .filter((s) => s.seat !== row.you)
-      .map((s) => (s.kind === "human" ? userText(s.name ?? "?") : s.kind === "bot" ? t(`bot.${s.level}`) : t("lobby.seat_open")));
-    const out = [];
-    names.forEach((n, i) => out.push(i ? t("common.list_sep") : "", n));
-    return out;
-  }
-
-  function card(row) {
-    const game = app.gameInfo(row.game);
-    const mode = row.turn_based ? t("mode.turn_based", { time: moveTimeText(row.turn_based) }) : t("mygames.realtime");
-    return h(
-      "li",
-      { class: ["mygame", row.your_turn && "mygame--turn"], dataset: { table: row.id, testid: "mygame" } },
-      h(
-        "a",
-        { class: "mygame-link", href: `/t/${row.id}`, dataset: { link: "", testid: `mygame-${row.id}` } },
-        h("span", { class: "mygame-title" }, game ? gameTitle(game) : row.game),
-        h("span", { class: "muted small" }, row.status === "waiting" ? t("status.waiting") : mode),
-        h("span", { class: "mygame-seats small" }, seatsText(row)),
-        row.your_turn && row.seconds_left !== null
-          ? h("span", { class: "mygame-left", dataset: { testid: "time-left" } }, t("mygames.left", { time: durationText(row.seconds_left) }))
-          : null,
-      ),
-    );
-  }
-
-  function vacationBox() {
-    if (!vacation) return null;
+  function draw() {
+    el.hidden = !vacation;
+    if (!vacation) {
+      el.replaceChildren();
+      return;
+    }
     const running = vacation.until !== null;
     const date = running
       ? new Date(vacation.until).toLocaleString(lang() === "ja" ? "ja-JP" : "en-GB", { dateStyle: "medium", timeStyle: "short" })
@@ -106,9 +83,8 @@ export function mountMyGames(root, app) {
         days = Number(e.target.value);
       },
     });
-    return h(
-      "section",
-      { class: "panel vacation", "aria-labelledby": "vacation-title" },
+    fill(
+      el,
       h("h2", { id: "vacation-title" }, t("vacation.title")),
       h("p", { class: "muted small" }, t("vacation.help", { days: vacation.days_per_year })),
       running ? h("p", { dataset: { testid: "vacation-until" } }, t("vacation.until", { date })) : null,
@@ -144,6 +120,49 @@ export function mountMyGames(root, app) {
     }
   }
 
+  async function load() {
+    vacation = await call("GET", "/api/players/me/vacation").catch(() => vacation);
+    draw();
+  }
+
+  return { el, load, draw };
+}
+
+export function mountMyGames(root, app) {
+  let data = null;
+  let failed = false;
+  const vacation = vacationPanel(app);
+  const box = h("section", { class: "mygames", "aria-labelledby": "mygames-title" });
+  root.append(box);
+
+  function seatsText(row) {
+    const names = row.seats
+      .filter((s) => s.seat !== row.you)
+      .map((s) => (s.kind === "human" ? userText(s.name ?? "?") : s.kind === "bot" ? t(`bot.${s.level}`) : t("lobby.seat_open")));
+    const out = [];
+    names.forEach((n, i) => out.push(i ? t("common.list_sep") : "", n));
+    return out;
+  }
+
+  function card(row) {
+    const game = app.gameInfo(row.game);
+    const mode = row.turn_based ? t("mode.turn_based", { time: moveTimeText(row.turn_based) }) : t("mygames.realtime");
+    return h(
+      "li",
+      { class: ["mygame", row.your_turn && "mygame--turn"], dataset: { table: row.id, testid: "mygame" } },
+      h(
+        "a",
+        { class: "mygame-link", href: `/t/${row.id}`, dataset: { link: "", testid: `mygame-${row.id}` } },
+        h("span", { class: "mygame-title" }, game ? gameTitle(game) : row.game),
+        h("span", { class: "muted small" }, row.status === "waiting" ? t("status.waiting") : mode),
+        h("span", { class: "mygame-seats small" }, seatsText(row)),
+        row.your_turn && row.seconds_left !== null
+          ? h("span", { class: "mygame-left", dataset: { testid: "time-left" } }, t("mygames.left", { time: durationText(row.seconds_left) }))
+          : null,
+      ),
+    );
+  }
+
   function draw() {
     const rows = data?.tables ?? [];
     const mine = rows.filter((r) => r.your_turn);
@@ -163,20 +182,22 @@ export function mountMyGames(root, app) {
               ? h("ul", { class: "mygame-list", dataset: { testid: "other-list" } }, others.map(card))
               : h("p", { class: "muted" }, t("mygames.none")),
           ],
-      vacationBox(),
+      vacation.el,
     );
+    vacation.draw();
   }
 
   async function load() {
-    const [found, away] = await Promise.all([myTables(), call("GET", "/api/players/me/vacation").catch(() => null)]);
+    const [found] = await Promise.all([myTables(), vacation.load()]);
     failed = found === null;
     data = found;
-    vacation = away;
     draw();
   }
 
   draw();
-  load();
+  // Asked once this browser's player is known (a new player's token comes with welcome),
+  // again after each reconnect, and every half minute.
+  const offReady = app.conn.onReady(load);
   const timer = setInterval(load, 30000);
   const off = onLangChange(draw);
   return {
@@ -184,6 +205,7 @@ export function mountMyGames(root, app) {
     destroy: () => {
       clearInterval(timer);
       off?.();
+      offReady();
     },
   };
 }

@@ -5,6 +5,7 @@
 
 import { fill, h, icon, userText } from "./dom.js";
 import { addStrings, has, lang, onLangChange, t } from "./i18n.js";
+import { vacationPanel } from "./mygames.js";
 import { gameTitle, playerLink } from "./seats.js";
 
 async function getJSON(url) {
@@ -184,8 +185,21 @@ export function mountProfile(root, app, playerId) {
       ratings,
       stats,
       recent,
+      // One's own profile has the vacation switch of turn-based play (not shown to others).
+      own(),
       h("p", { class: "muted small" }, t("profile.public_note")),
     );
+  }
+
+  let vacation = null;
+  function own() {
+    if (app.conn.player?.id !== playerId) return null;
+    if (!vacation) {
+      vacation = vacationPanel(app);
+      vacation.load();
+    }
+    vacation.draw();
+    return vacation.el;
   }
 
   draw();
@@ -204,9 +218,14 @@ export function mountProfile(root, app, playerId) {
       draw();
     });
   const off = onLangChange(draw);
+  // Whose page this is is known once the connection said who this browser is.
+  const offReady = app.conn.onReady(() => data && draw());
   return {
     title: () => (data ? t("profile.page_title", { name: data.player.name }) : t("profile.title")),
-    destroy: off,
+    destroy: () => {
+      off();
+      offReady();
+    },
   };
 }
 
