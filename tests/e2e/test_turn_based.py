@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from tests.e2e import ui
+from tests.e2e.test_accessibility import Audit
 
 
 def badge(page: object) -> str | None:
@@ -63,6 +64,10 @@ def test_two_people_play_a_turn_based_game_with_your_games(open_page, screenshot
     assert second.locator(f"[data-testid=other-list] [data-testid=mygame-{table}]").count() == 1
     assert badge(second) is None  # never shown to the one not awaited
     ui.screenshots(first, screenshot_dir, "your-games", user_texts=["はなこ", "Taro"])
+    audit = Audit()
+    audit.check(first, "your games, your turn")
+    audit.check(second, "your games, waiting for the other")
+    audit.assert_clean()
 
     # One click back to the table; a question passes the turn, and the badges follow.
     row.click()

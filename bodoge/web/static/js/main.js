@@ -116,12 +116,14 @@ function drawHeader() {
             class: ["account-link", "games-link", location.pathname === "/games" && "account-link--on"],
             href: "/games",
             dataset: { link: "", testid: "games-link" },
-            "aria-label": waiting ? `${t("nav.my_games")}: ${t("nav.my_games_waiting", { count: waiting })}` : t("nav.my_games"),
+            // The name begins with what the link shows (WCAG 2.5.3); the title says it whole.
+            "aria-label": waiting ? `${t("nav.my_games")} ${waiting}` : t("nav.my_games"),
             "aria-current": location.pathname === "/games" ? "page" : null,
             title: waiting ? t("nav.my_games_waiting", { count: waiting }) : null,
           },
           icon("clock", "icon icon--sm"),
           h("span", { class: "account-link-text" }, t("nav.my_games")),
+          waiting ? " " : null,
           waiting ? h("span", { class: "turn-badge", dataset: { testid: "turn-badge" } }, String(waiting)) : null,
         )
       : null,
