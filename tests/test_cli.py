@@ -81,7 +81,15 @@ def listed(usage: str) -> list[str]:
 
 
 def test_the_commands_are_the_servers_then_each_games() -> None:
-    assert list(command_modules()) == ["serve", "admin", "db", "bench", "nginx", "tagiron", "illustori"]
+    assert list(command_modules()) == [
+        "serve",
+        "admin",
+        "db",
+        "bench",
+        "nginx",
+        "tagiron",
+        "illustori",
+    ]
 
 
 def test_a_command_line_builds_only_its_commands_parser() -> None:

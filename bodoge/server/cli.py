@@ -271,8 +271,74 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         " given more than once): pages of this origin, besides the request's own, may change"
         " things and open WebSockets; every other site's are refused",
     )
+    parser.add_argument(
+        "--smtp-url",
+        type=smtp_url,
+        default=None,
+        metavar="URL",
+        help="send e-mail notifications through this SMTP server:"
+        " smtp://user:password@host:587 (STARTTLS when offered; ?starttls=1 requires it,"
+        " ?starttls=0 never asks), smtps://user:password@host:465 (TLS);"
+        " ?from=bodoge@example.org sets the sender (docs/deploy.md). Default: no e-mail",
+    )
+    parser.add_argument(
+        "--site-url",
+        type=public_origin,
+        default=None,
+        metavar="URL",
+        help="the address the links of e-mails open, e.g. https://games.example.org"
+        " (default: the first --public-origin, else the address served on)",
+    )
+    parser.add_argument(
+        "--no-web-push",
+        dest="web_push",
+        action="store_false",
+        help="send no Web Push notifications (the page then offers none)",
+    )
+    parser.add_argument(
+        "--push-contact",
+        type=push_contact,
+        default=None,
+        metavar="URL",
+        help="how push services reach whoever runs this server: mailto:you@example.org or an"
+        " https URL (default: the e-mail sender's address)",
+    )
+    parser.add_argument(
+        "--notify-grace",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="wait this long before telling a person it is their turn: if they open the"
+        " table meanwhile, nothing is sent (default: 30)",
+    )
     parser.add_argument("--log-level", default="warning", help="uvicorn's log level")
     parser.set_defaults(func=serve)
+
+
+def smtp_url(text: str) -> str:
+    """An ``--smtp-url`` that parses (:class:`~bodoge.server.services.mail.SmtpSettings`)."""
+    from bodoge.server.services.mail import SmtpSettings
+
+    try:
+        SmtpSettings.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def push_contact(text: str) -> str:
+    """A VAPID contact: ``mailto:`` an address or an ``https:`` URL.
+
+    >>> push_contact("mailto:me@example.org")
+    'mailto:me@example.org'
+    >>> push_contact("me@example.org")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: a push contact is mailto:you@example.org or https://…
+    """
+    if text.startswith(("mailto:", "https://")) and len(text) > 8:
+        return text
+    raise argparse.ArgumentTypeError("a push contact is mailto:you@example.org or https://…")
 
 
 def positive_days(text: str) -> float:
@@ -468,6 +534,11 @@ def serve(args: argparse.Namespace) -> int:
         lease_seconds=args.lease,
         public_origins=tuple(args.public_origin),
         gc_sweep_above=None if args.gc_sweep_above is None else args.gc_sweep_above * 2**20,
+        smtp_url=args.smtp_url,
+        site_url=args.site_url or next(iter(args.public_origin), None) or url.rstrip("/"),
+        web_push=args.web_push,
+        push_contact=args.push_contact,
+        notify_grace_seconds=args.notify_grace,
     )
     app = create_app(config, on_ready=ready)
     server = uvicorn.Server(

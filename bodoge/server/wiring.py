@@ -40,6 +40,8 @@ from bodoge.server.services.bots import BotRunner
 from bodoge.server.services.decks import named_sets
 from bodoge.server.services.housekeeping import clean_up
 from bodoge.server.services.identity import Player, Players
+from bodoge.server.services.mail import Mailer, SmtpSettings
+from bodoge.server.services.notify import Notifier, NotifyTimes
 from bodoge.server.services.quotas import Buckets
 from bodoge.server.services.ratings import Ratings
 from bodoge.server.services.replies import RecentReplies
@@ -139,6 +141,10 @@ class Server:
         )
         self.ratings = Ratings(self.store, self.games)
         self.tables.on_rated_end = self._rated_game_ended
+        #: E-mail and Web Push: the turn-based tables' TurnNotifier
+        #: (bodoge/server/runtime/notify_port.py) and the account page's settings.
+        self.notifier = self._notifier()
+        await self.notifier.start()
         if self.config.redis_url is not None:
             await self._join_cluster()
             assert self.cluster is not None
@@ -152,6 +158,30 @@ class Server:
         # (and rated games that ended just before a crash: they count, once)
         self.tables.spawn(clean_up(self))
         self.bots.warm_up()
+
+    def _notifier(self) -> Notifier:
+        config = self.config
+        smtp = SmtpSettings.parse(config.smtp_url) if config.smtp_url else None
+        site = config.site_url or next(iter(config.public_origins), "http://localhost:8000")
+        contact = config.push_contact or f"mailto:{smtp.sender if smtp else 'bodoge@localhost'}"
+        grace = round(config.notify_grace_seconds * 1000)
+        return Notifier(
+            self.store,
+            site=site,
+            process=self.process,
+            titles={game_id: game.title for game_id, game in self.games.items()},
+            watching=self.watching,
+            is_account=self.store.account,
+            mailer=Mailer(smtp) if smtp else None,
+            push=config.web_push,
+            contact=contact,
+            times=NotifyTimes(grace_ms=grace, poll_seconds=config.notify_poll_seconds),
+        )
+
+    def watching(self, player_id: str, table_id: str) -> bool:
+        """Whether the person has the table open (the table runs here: through any process)."""
+        table = self.tables.live.get(table_id)
+        return table is not None and table.present(player_id)
 
     def _rated_game_ended(self, table_id: str) -> None:
         self.tables.spawn(self._settle(table_id))
@@ -172,6 +202,8 @@ class Server:
             return
         self._stopped = True
         await self.tables.close()  # and with them the sweep
+        if hasattr(self, "notifier"):
+            await self.notifier.stop()  # what it had not sent waits in the outbox
         self.lobby.close()
         if self.cluster is not None:
             await self.cluster.stop()  # the others take this process's running tables over

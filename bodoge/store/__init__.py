@@ -7,10 +7,12 @@ implementation from a database URL (SQLite by default, PostgreSQL through
 """
 
 from bodoge.store.base import Conflict, Fenced, StoreUnavailable
+from bodoge.store.notifications import NotifySettings, OutboxItem, PushSubscription
 from bodoge.store.ports import (
     AccountStore,
     GuestStore,
     HistoryStore,
+    NotifyStore,
     PictureStore,
     PlayerStore,
     RatingStore,
@@ -50,11 +52,15 @@ __all__ = [
     "GuestStore",
     "HistoryStore",
     "MoveRecord",
+    "NotifySettings",
+    "NotifyStore",
+    "OutboxItem",
     "PasskeyRecord",
     "PictureSetRecord",
     "PictureStore",
     "PlayerRecord",
     "PlayerStore",
+    "PushSubscription",
     "RatingRecord",
     "RatingStore",
     "SeatRecord",

@@ -18,6 +18,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
+from bodoge.store.notifications import NotifySettings, OutboxItem, PushSubscription
 from bodoge.store.records import (
     AccountRecord,
     ChallengeRecord,
@@ -410,6 +411,79 @@ class TurnStore(Protocol):
         each with its seats and players (no moves, no chat)."""
 
 
+class NotifyStore(Protocol):
+    """What notifications keep (:mod:`bodoge.server.services.notify`): choices, addresses,
+    Web Push subscriptions, the server's secrets and the outbox, claimed row by row."""
+
+    @abstractmethod
+    async def notify_settings(self, player_id: str) -> NotifySettings | None:
+        """A person's choices (``None``: never saved, the defaults hold)."""
+
+    @abstractmethod
+    async def save_notify_settings(self, settings: NotifySettings, at: int) -> None:
+        """Replace a person's choices."""
+
+    @abstractmethod
+    async def verify_email(self, player_id: str, email: str, at: int) -> bool:
+        """Mark the address verified if it is still the person's; whether it was."""
+
+    @abstractmethod
+    async def unsubscribe_email(self, player_id: str, email: str, at: int) -> bool:
+        """Turn every kind of e-mail off (if ``email`` is still the person's) and drop the
+        e-mails waiting; whether the address was theirs."""
+
+    @abstractmethod
+    async def add_push_subscription(self, sub: PushSubscription, limit: int) -> None:
+        """Keep (or replace) a browser's subscription; a person keeps the newest ``limit``."""
+
+    @abstractmethod
+    async def remove_push_subscription(self, endpoint: str, player_id: str | None) -> bool:
+        """Forget a subscription (``player_id``: only if it is theirs); whether one was."""
+
+    @abstractmethod
+    async def push_subscriptions(self, player_id: str) -> list[PushSubscription]:
+        """A person's browsers' subscriptions, oldest first."""
+
+    @abstractmethod
+    async def secret(self, name: str, make: Callable[[], str], at: int) -> str:
+        """The secret ``name``, made by ``make`` and kept if there was none (every process
+        gets the same)."""
+
+    @abstractmethod
+    async def enqueue(self, items: Sequence[OutboxItem]) -> int:
+        """Add notifications to send; one whose key is there already is not added again.
+        How many were added."""
+
+    @abstractmethod
+    async def claim_due(
+        self, now: int, until: int, by: str, limit: int, channels: Sequence[str]
+    ) -> list[OutboxItem]:
+        """Claim for ``by`` until ``until`` up to ``limit`` unsent items of ``channels`` due by
+        ``now`` that nobody holds; each goes to one claimer only."""
+
+    @abstractmethod
+    async def digests_due(self, older_than: int, now: int) -> list[str]:
+        """The people whose oldest unsent digest item is from ``older_than`` or before."""
+
+    @abstractmethod
+    async def claim_digest(self, player_id: str, now: int, until: int, by: str) -> list[OutboxItem]:
+        """Claim every unsent digest item of a person that nobody holds."""
+
+    @abstractmethod
+    async def outbox_sent(self, keys: Sequence[str], by: str, at: int) -> None:
+        """Items ``by`` claimed were sent."""
+
+    @abstractmethod
+    async def outbox_retry(
+        self, keys: Sequence[str], by: str, due_at: int | None, error: str, at: int
+    ) -> None:
+        """Items ``by`` claimed failed: due again at ``due_at`` (``None``: given up)."""
+
+    @abstractmethod
+    async def prune_outbox(self, sent_before: int) -> int:
+        """Forget items sent before a time; how many."""
+
+
 class Store(
     TableStore,
     TurnStore,
@@ -421,6 +495,7 @@ class Store(
     AccountStore,
     RatingStore,
     PictureStore,
+    NotifyStore,
     Protocol,
 ):
     """Durable history of players and tables: every port, and closing."""

@@ -303,3 +303,71 @@ vacations = sa.Table(
     sa.Column("year", sa.Integer, nullable=False),
     sa.Column("days_used", sa.Integer, nullable=False),
 )
+
+# --- notifications (revision 0007): e-mail, Web Push, and what is waiting to be sent --------
+
+# A person's notification choices (bodoge/server/services/notify.py): an account's e-mail
+# address once its link was followed (``email_verified_at``), the language of what is sent,
+# which kinds they want (1/0: portable between SQLite and PostgreSQL in plain SQL), and a
+# daily digest instead of one e-mail each.  No row: the defaults (every kind, no e-mail).
+notify_settings = sa.Table(
+    "notify_settings",
+    metadata,
+    sa.Column("player", sa.String(32), primary_key=True),
+    sa.Column("email", sa.Text, nullable=True),
+    sa.Column("email_verified_at", sa.BigInteger, nullable=True),
+    sa.Column("lang", sa.String(8), nullable=False),
+    sa.Column("my_turn", sa.Integer, nullable=False),
+    sa.Column("game_ended", sa.Integer, nullable=False),
+    sa.Column("invited", sa.Integer, nullable=False),
+    sa.Column("digest", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.BigInteger, nullable=False),
+)
+
+# One browser's Web Push subscription (a device): where its push service takes messages and
+# the keys they are encrypted to (RFC 8291).  A push service's 404 or 410 removes it.
+push_subscriptions = sa.Table(
+    "push_subscriptions",
+    metadata,
+    sa.Column("endpoint", sa.Text, primary_key=True),
+    sa.Column("player", sa.String(32), nullable=False, index=True),
+    sa.Column("p256dh", sa.Text, nullable=False),
+    sa.Column("auth", sa.Text, nullable=False),
+    sa.Column("lang", sa.String(8), nullable=False),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+)
+
+# Secrets a server makes once and keeps (every process of a cluster reads the same): the
+# VAPID key pair of Web Push, the key that signs e-mail links.
+server_secrets = sa.Table(
+    "server_secrets",
+    metadata,
+    sa.Column("name", sa.String(32), primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+)
+
+# What is to be sent, and what was: one row per (kind, person, table, turn, channel), its
+# ``key``, so a turn announced twice (a takeover, a restart) is sent once.  A process
+# claims a row (``claimed_until``) before sending it, so two never send the same; a failure
+# puts it back with a later ``due_at`` (back-off).  Sent rows stay a while as the memory of
+# what was sent.
+notify_outbox = sa.Table(
+    "notify_outbox",
+    metadata,
+    sa.Column("key", sa.Text, primary_key=True),
+    sa.Column("player", sa.String(32), nullable=False),
+    sa.Column("channel", sa.String(8), nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("table_id", sa.String(32), nullable=True),
+    sa.Column("payload", sa.Text, nullable=False),  # JSON text
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Column("due_at", sa.BigInteger, nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("claimed_until", sa.BigInteger, nullable=True),
+    sa.Column("claimed_by", sa.Text, nullable=True),
+    sa.Column("sent_at", sa.BigInteger, nullable=True),
+    sa.Column("error", sa.Text, nullable=True),
+)
+#: The drain's question, "what is due and unsent", answered from an index.
+OUTBOX_DUE_INDEX = sa.Index("notify_outbox_due", notify_outbox.c.sent_at, notify_outbox.c.due_at)

@@ -10,7 +10,7 @@
   :mod:`~bodoge.store.migrations`);
 * the queries of each area: :mod:`~bodoge.store.players`, :mod:`~bodoge.store.accounts`,
   :mod:`~bodoge.store.tables`, :mod:`~bodoge.store.loading`, :mod:`~bodoge.store.ratings`,
-  :mod:`~bodoge.store.pictures`; :mod:`~bodoge.store.mapping` turns rows into records.
+  :mod:`~bodoge.store.pictures`, :mod:`~bodoge.store.notifications`; :mod:`~bodoge.store.mapping` turns rows into records.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 from bodoge.store.accounts import AccountQueries
 from bodoge.store.failures import is_unavailable
 from bodoge.store.loading import TableLoading
+from bodoge.store.notifications import NotifyQueries
 from bodoge.store.opening import sqlite_url
 from bodoge.store.pictures import PictureQueries
 from bodoge.store.players import PlayerQueries
@@ -37,6 +38,7 @@ class SqlStore(
     RatingQueries,
     PictureQueries,
     TurnQueries,
+    NotifyQueries,
     Store,
 ):
     """:class:`Store` on any SQLAlchemy async URL."""

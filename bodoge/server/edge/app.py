@@ -4,6 +4,9 @@
 * :mod:`bodoge.server.edge.metrics`: ``/metrics`` and ``/healthz``;
 * :mod:`bodoge.server.edge.api`: ``/api/stats``, ``/api/games``, ``/api/tables…``;
 * :mod:`bodoge.server.edge.account_api`: ``/api/account…``, ``/api/sign-in…``, ``/api/sign-out…``;
+* :mod:`bodoge.server.edge.notify_api`: notifications (``/api/account/notifications``,
+  ``/api/account/email``, ``/api/push/subscriptions``), the pages e-mails link to, and the
+  installable page's ``/manifest.webmanifest`` and ``/sw.js``;
 * :mod:`bodoge.server.edge.profiles`: ``/api/players/{id}…`` (profiles)
   and ``/api/leaderboard/{game}``;
 * :mod:`bodoge.server.edge.assets`: pictures, ``/api/games/{game}/assets/…`` and ``/api/decks…``;
@@ -28,6 +31,7 @@ from bodoge.server.edge.api import api_routes
 from bodoge.server.edge.assets import asset_routes
 from bodoge.server.edge.headers import EXCEPTION_HANDLERS, MIDDLEWARE
 from bodoge.server.edge.metrics import routes as metrics_routes
+from bodoge.server.edge.notify_api import notify_routes
 from bodoge.server.edge.origins import SameOrigin
 from bodoge.server.edge.pages import page_routes, static_routes
 from bodoge.server.edge.profiles import profile_routes
@@ -64,6 +68,7 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
         *metrics_routes(server.metrics, server.probes),
         *api_routes(server),
         *account_routes(server),
+        *notify_routes(server),
         *profile_routes(server),
         *turn_routes(server),
         *asset_routes(server),

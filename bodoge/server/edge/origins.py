@@ -20,6 +20,9 @@ WebSocket handshake:
   (``multipart/form-data`` for ``POST /api/decks``, an upload of files), and a request
   without one may say nothing else: ``415 unsupported_media_type``. A JSON request from
   another site needs a preflight, which this server never answers with a yes.
+* **One exception**: ``POST /unsubscribe/{token}``, an e-mail's one-click unsubscribe
+  (RFC 8058), comes as a form from a mail program or from anywhere; the signed token is
+  its authority (``edge/notify_api.py``).
 
 Both refusals change nothing and are counted by code in ``GET /api/stats``.
 
@@ -50,6 +53,11 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 JSON_TYPE = "application/json"
 #: The one route that takes files, and what it takes.
 UPLOADS = ("POST", "/api/decks", "multipart/form-data")
+#: The one-click unsubscribe of an e-mail (RFC 8058): a mail program (or the page's button)
+#: posts a form from anywhere.  The signed token in the path is the whole authority, so a
+#: page of another site can do nothing with it that its holder could not.
+ONE_CLICK = "/unsubscribe/"
+FORM_TYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _WEB_SCHEMES = {"ws": "http", "wss": "https"}
 
@@ -141,12 +149,16 @@ class SameOrigin:
         await self.app(scope, receive, send)
 
     def _refusal(self, scope: Scope) -> tuple[int, str, str] | None:
+        declared = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
+        if scope["method"] == "POST" and str(scope["path"]).startswith(ONE_CLICK):
+            if declared and declared not in FORM_TYPES:
+                return 415, "unsupported_media_type", "send a form (List-Unsubscribe=One-Click)"
+            return None
         origin = _header(scope, b"origin")
         if origin is not None and not self.allowed(scope, origin):
             return 403, "foreign_origin", "requests from another site's pages are refused"
         method, path, upload_type = UPLOADS
         wanted = upload_type if (scope["method"], scope["path"]) == (method, path) else JSON_TYPE
-        declared = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
         length = _header(scope, b"content-length")
         has_body = _header(scope, b"transfer-encoding") is not None or (
             length is not None and length.strip() not in ("", "0")

@@ -24,6 +24,7 @@ from bodoge.server.runtime.tables import Tables
 from bodoge.server.services.accounts import Accounts
 from bodoge.server.services.bots import BotRunner
 from bodoge.server.services.identity import Players
+from bodoge.server.services.notify import Notifier
 from bodoge.server.services.quotas import Buckets
 from bodoge.store import Store
 
@@ -50,6 +51,8 @@ class Server(Protocol):
     def lobby(self) -> Lobby: ...
     @property
     def bots(self) -> BotRunner: ...
+    @property
+    def notifier(self) -> Notifier: ...
     @property
     def counters(self) -> Counters: ...
     #: Uploads of picture sets, per player.

@@ -138,6 +138,18 @@ class ServerConfig:
     clock: Clock | None = None
     #: The games to offer; ``None``: every registered game.
     games: Mapping[str, Game[Any, Any, Any]] | None = None
+    #: Notifications (bodoge/server/services/notify.py): where e-mail goes out (``None``:
+    #: no e-mail), the address the links of e-mails open (``None``: the first public origin,
+    #: else the server's own URL), whether Web Push is sent, and who runs the server, for
+    #: the push services (``mailto:`` or ``https:``; ``None``: the mail sender's address).
+    smtp_url: str | None = None
+    site_url: str | None = None
+    web_push: bool = True
+    push_contact: str | None = None
+    #: Seconds from a table's "your turn" to its notification (a person who opens the table
+    #: meanwhile is not told), and how often the outbox is read.
+    notify_grace_seconds: float = 30.0
+    notify_poll_seconds: float = 5.0
 
     def pace(self, name: str) -> Pace:
         """The pace a table's bots play at: ``bot_delay`` overrides every table's choice."""

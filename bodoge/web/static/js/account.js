@@ -1,6 +1,6 @@
 // The account page (/account): keep my name (a password and/or a passkey), sign in on
 // this device, passwords, passkeys, the devices signed in (ending any other one), sign out
-// here or everywhere.  The server's side is
+// here or everywhere; notifications (notify.js).  The server's side is
 // bodoge/server/services/accounts.py; the endpoints are in docs/protocol.md ("Accounts").
 // Passkeys use the browser's own WebAuthn API: options and answers travel as JSON with
 // base64url bytes, converted here (no third-party code).
@@ -8,6 +8,7 @@
 import { bearer } from "./conn.js";
 import { fill, h, icon, toast, userText } from "./dom.js";
 import { lang, onLangChange, t } from "./i18n.js";
+import { notifyPanel } from "./notify.js";
 import { confirmDialog } from "./ui.js";
 
 /** One JSON request to the account API; rejects with {code} on an error answer. */
@@ -494,7 +495,16 @@ export function mountAccount(root, app) {
           )
         : null,
     );
-    fill(box, head, ...(state ? (account ? accountPanels() : [keepPanel(), signInPanel()]) : [signInPanel()]));
+    fill(box, head, ...(state ? (account ? [...accountPanels(), notifications(true)] : [keepPanel(), notifications(false), signInPanel()]) : [signInPanel()]));
+  }
+
+  // The notifications panel keeps its own state: made again only when the player becomes
+  // an account (e-mail is for accounts), redrawn otherwise.
+  let notify = null;
+  function notifications(isAccount) {
+    if (notify?.isAccount !== isAccount) notify = { isAccount, ...notifyPanel({ api, run, isAccount }) };
+    else notify.redraw();
+    return notify.element;
   }
 
   draw();

@@ -265,5 +265,13 @@ window.addEventListener("popstate", route);
 drawHeader();
 app.games().then(route);
 
+// The service worker (/sw.js): the shell kept for a quick start from the home screen, and
+// Web Push notifications.  Browsers allow it on HTTPS and on localhost only.
+if ("serviceWorker" in navigator && window.isSecureContext) {
+  navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {
+    /* refused (private mode, a policy): the page works without it */
+  });
+}
+
 // Tests and the benchmark read these; nothing in the app depends on them.
 window.bodoge = { app, conn };

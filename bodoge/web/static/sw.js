@@ -1,0 +1,112 @@
+// The service worker (served as /sw.js, so its scope is the whole site): it keeps the page's
+// shell for a quick start from the home screen, and shows Web Push notifications.
+//
+// The shell: a page (/, /t/…, /account, …: one HTML file) and /static/… files are fetched
+// from the network first and kept; when the network is slow or gone, the kept copy answers.
+// Network first, not cache first: a cached old script beside a new one from the server would
+// mix two versions of the front-end in one page.  The API and the WebSocket are never
+// touched.
+//
+// A push carries JSON {title, body, url, tag, kind} (bodoge/server/services/notify.py);
+// its notification, clicked, focuses a tab of the site on that table or opens one.
+
+const CACHE = "bodoge-shell-v1";
+const SHELL = ["/", "/static/css/app.css", "/static/js/main.js", "/static/icons/icon-192.png"];
+// A page or file the network has not brought in this long comes from the cache.
+const PATIENCE_MS = 2500;
+const PAGES = /^\/($|t\/|account$|p\/|leaderboard$)/;
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(
+    caches
+      .open(CACHE)
+      .then((cache) => cache.addAll(SHELL))
+      .then(() => self.skipWaiting()),
+  );
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    caches
+      .keys()
+      .then((names) => Promise.all(names.filter((n) => n !== CACHE).map((n) => caches.delete(n))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+/** The network's answer (kept for later), or the kept copy if the network is slow or gone. */
+async function networkFirst(request, key) {
+  const cache = await caches.open(CACHE);
+  const fresh = fetch(request).then(async (response) => {
+    if (response.ok && response.type === "basic") await cache.put(key, response.clone());
+    return response;
+  });
+  const late = new Promise((resolve) => setTimeout(resolve, PATIENCE_MS, null));
+  try {
+    const first = await Promise.race([fresh, late]);
+    if (first) return first;
+  } catch {
+    /* offline: the kept copy below */
+  }
+  const kept = await cache.match(key);
+  if (kept) return kept;
+  return fresh; // nothing kept: wait for the network after all
+}
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  if (request.method !== "GET") return;
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin) return;
+  if (request.mode === "navigate" && PAGES.test(url.pathname)) {
+    // Every page is the one HTML file: kept once, under "/".
+    event.respondWith(networkFirst(request, "/"));
+  } else if (url.pathname.startsWith("/static/")) {
+    event.respondWith(networkFirst(request, request));
+  }
+});
+
+self.addEventListener("push", (event) => {
+  let data = {};
+  try {
+    data = event.data ? event.data.json() : {};
+  } catch {
+    data = {};
+  }
+  const title = typeof data.title === "string" ? data.title : "bodoge";
+  const url = typeof data.url === "string" && data.url.startsWith("/") ? data.url : "/";
+  const shown = self.registration.showNotification(title, {
+    body: typeof data.body === "string" ? data.body : "",
+    tag: typeof data.tag === "string" ? data.tag : undefined,
+    // A newer turn at the same table replaces the older notification, and says so.
+    renotify: typeof data.tag === "string",
+    icon: "/static/icons/icon-192.png",
+    badge: "/static/icons/icon-192.png",
+    data: { url },
+  });
+  // Open tabs hear of it too (a page may refresh what it shows).
+  const told = self.clients
+    .matchAll({ type: "window", includeUncontrolled: true })
+    .then((tabs) => tabs.forEach((tab) => tab.postMessage({ type: "bodoge.push", url, kind: data.kind ?? null })));
+  event.waitUntil(Promise.all([shown, told]));
+});
+
+/** Focus a tab already on ``url``, else bring another tab of the site there, else open one. */
+async function openTable(url) {
+  const target = new URL(url, self.location.origin).href;
+  const tabs = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+  const same = tabs.find((tab) => tab.url === target);
+  if (same) return same.focus();
+  const any = tabs.find((tab) => new URL(tab.url).origin === self.location.origin && "navigate" in tab);
+  if (any) {
+    const moved = await any.navigate(target).catch(() => null);
+    if (moved) return moved.focus();
+  }
+  return self.clients.openWindow(target);
+}
+
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const url = event.notification.data?.url ?? "/";
+  event.waitUntil(openTable(url));
+});
