@@ -106,13 +106,13 @@ def message(mail: Mail, sender: str) -> EmailMessage:
     msg["Subject"] = mail.subject
     msg["Date"] = formatdate(localtime=False)
     msg["Message-ID"] = make_msgid(domain=sender.rpartition("@")[2] or None)
-    msg["Content-Language"] = mail.lang
     # Sent by a program about a game: no out-of-office answer should come back to it.
     msg["Auto-Submitted"] = "auto-generated"
     for name, value in mail.headers:
         msg[name] = value
     msg.set_content(mail.text)
     msg.add_alternative(mail.html, subtype="html")
+    msg["Content-Language"] = mail.lang  # after the bodies: setting them clears Content-*
     return msg
 
 

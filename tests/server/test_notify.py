@@ -1,0 +1,476 @@
+"""Notifications end to end with real parts: a real SMTP server (aiosmtpd) receives the
+e-mails, a push endpoint on this machine receives the Web Push messages and they are
+decrypted with the subscription's keys (RFC 8291).  The notifier runs in the test, on a
+real store, with a clock the test moves; only the browsers' own push services (unreachable
+from here) are stood in for."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+
+from bodoge.games import registry
+from bodoge.server.services.accounts import AccountError
+from bodoge.server.services.mail import Mailer, SmtpSettings
+from bodoge.server.services.notify import Notifier, NotifyTimes
+from bodoge.store import NotifySettings, PlayerRecord, open_store, sqlite_url
+from bodoge.store.sql import SqlStore
+from tests.server.notify_parts import BrowserKeys, Clock, PushService, SmtpServer, parts
+from tests.support.databases import PG_ADMIN, own_database, require
+
+TITLES = {game_id: game.title for game_id, game in registry().items()}
+SITE = "https://games.example.org"
+GRACE = 30
+
+
+@pytest.fixture
+def smtp() -> Iterator[SmtpServer]:
+    with SmtpServer() as server:
+        yield server
+
+
+@pytest.fixture
+def push() -> Iterator[PushService]:
+    with PushService() as service:
+        yield service
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[SqlStore]:
+    store = await open_store(sqlite_url(tmp_path))
+    for n, name in enumerate(("Hana", "Ken", "Yui")):
+        await store.create_player(PlayerRecord(f"p_{n}", name, f"{n:064x}", 0))
+    yield store
+    await store.close()
+
+
+class Watching:
+    """Who has which table open: (player, table) pairs."""
+
+    def __init__(self) -> None:
+        self.open: set[tuple[str, str]] = set()
+
+    def __call__(self, player: str, table: str) -> bool:
+        return (player, table) in self.open
+
+
+MakeNotifier = Callable[..., Notifier]
+
+
+@pytest.fixture
+async def make_notifier(
+    store: SqlStore, smtp: SmtpServer
+) -> AsyncIterator[Callable[..., Notifier]]:
+    made: list[Notifier] = []
+
+    def make(
+        *, on: SqlStore | None = None, process: str = "proc-a", site: str = SITE, **kw: object
+    ) -> Notifier:
+        notifier = Notifier(
+            on or store,
+            site=site,
+            process=process,
+            titles=TITLES,
+            watching=kw.pop("watching", Watching()),  # type: ignore[arg-type]
+            is_account=lambda p: asyncio.sleep(0, result=True),
+            mailer=Mailer(SmtpSettings.parse(smtp.url)),
+            clock=kw.pop("clock", Clock()),  # type: ignore[arg-type]
+            times=NotifyTimes(grace_ms=GRACE * 1000, poll_seconds=3600, retry_ms=60_000),
+            local_push=kw.pop("local_push", True),  # type: ignore[arg-type]
+            **kw,  # type: ignore[arg-type]
+        )
+        made.append(notifier)
+        return notifier
+
+    yield make
+    for notifier in made:
+        await notifier.stop()
+
+
+async def settled(notifier: Notifier) -> None:
+    """Every announcement written to the outbox."""
+    while notifier._tasks:
+        await asyncio.gather(*list(notifier._tasks))
+
+
+async def verified(store: SqlStore, player: str, lang: str, **choices: bool) -> str:
+    email = f"{player}@example.org"
+    await store.save_notify_settings(NotifySettings(player, email, 1, lang, **choices), 1)
+    return email
+
+
+async def turn_passes(notifier: Notifier, clock: Clock, seconds: float = GRACE) -> None:
+    await settled(notifier)
+    clock.advance(seconds)
+    await notifier.drain()
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+async def test_a_turn_is_mailed_once_in_the_persons_language(
+    store: SqlStore, smtp: SmtpServer, make_notifier: MakeNotifier, lang: str
+) -> None:
+    clock = Clock()
+    notifier = make_notifier(clock=clock)
+    await notifier.start(drain=False)
+    email = await verified(store, "p_0", lang)
+    deadline = clock.now + 24 * 3600 * 1000
+    notifier.your_turn("p_0", "t_abc", "tagiron", deadline, 7)
+    notifier.your_turn("p_0", "t_abc", "tagiron", deadline, 7)  # a restart's second word
+    await settled(notifier)
+    await notifier.drain()
+    assert smtp.sink.messages == []  # not before the grace
+    await turn_passes(notifier, clock)
+    await turn_passes(notifier, clock, 3600)
+    notifier.your_turn("p_0", "t_abc", "tagiron", deadline, 7)  # once more, later: still once
+    await turn_passes(notifier, clock)
+    assert len(smtp.sink.messages) == 1
+    mail = smtp.sink.messages[0]
+    assert mail["To"] == email
+    assert mail["From"] == "bodoge@games.example.org"
+    assert mail["Content-Language"] == lang
+    assert mail["Auto-Submitted"] == "auto-generated"
+    title = {"ja": "タギロン", "en": "Tagiron"}[lang]
+    assert mail["Subject"] == {"ja": f"{title}であなたの番です", "en": f"Your turn in {title}"}[lang]
+    unsubscribe = mail["List-Unsubscribe"]
+    assert unsubscribe.startswith(f"<{SITE}/unsubscribe/") and unsubscribe.endswith(">")
+    assert mail["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    assert mail.get_content_type() == "multipart/alternative"
+    text, html = parts(mail)
+    for body in (text, html):
+        assert f"{SITE}/t/t_abc" in body
+        assert unsubscribe[1:-1] in body
+        assert f"{SITE}/account" in body
+    due = {"ja": "期限：2027-01-16 08:00（UTC）", "en": "Play by 2027-01-16 08:00 UTC"}[lang]
+    assert due in text and due in html
+    assert f'<html lang="{lang}">' in html
+    # the next turn is a new notification
+    notifier.your_turn("p_0", "t_abc", "tagiron", deadline, 9)
+    await turn_passes(notifier, clock)
+    assert len(smtp.sink.messages) == 2
+
+
+async def test_nothing_is_sent_to_someone_watching_the_table(
+    store: SqlStore, smtp: SmtpServer, push: PushService, make_notifier: MakeNotifier
+) -> None:
+    clock, watching = Clock(), Watching()
+    notifier = make_notifier(clock=clock, watching=watching)
+    await notifier.start(drain=False)
+    await verified(store, "p_0", "en")
+    keys = BrowserKeys()
+    await notifier.add_push("p_0", keys.subscription(push.endpoint("a")))
+    # watching when the turn starts: nothing is even stored
+    watching.open.add(("p_0", "t_1"))
+    notifier.your_turn("p_0", "t_1", "tagiron", None, 1)
+    await turn_passes(notifier, clock)
+    # opened during the grace: nothing is sent when it comes due
+    watching.open.clear()
+    notifier.your_turn("p_0", "t_1", "tagiron", None, 2)
+    await settled(notifier)
+    watching.open.add(("p_0", "t_1"))
+    await turn_passes(notifier, clock)
+    assert smtp.sink.messages == [] and push.received == []
+    assert notifier.counts["skipped"] == 2  # the e-mail and the push of turn 2
+    # another table of theirs still reaches them
+    notifier.your_turn("p_0", "t_2", "illustori", None, 1)
+    await turn_passes(notifier, clock)
+    assert [m["Subject"] for m in smtp.sink.messages] == ["Your turn in Illustori"]
+    assert [keys.decrypt(r.body)["url"] for r in push.received] == ["/t/t_2"]
+
+
+async def test_the_choices_decide_what_is_sent(
+    store: SqlStore, smtp: SmtpServer, make_notifier: MakeNotifier
+) -> None:
+    clock = Clock()
+    notifier = make_notifier(clock=clock)
+    await notifier.start(drain=False)
+    await verified(store, "p_0", "en", my_turn=False)
+    await verified(store, "p_1", "en", game_ended=False, invited=True)
+    await store.save_notify_settings(NotifySettings("p_2", "p_2@example.org", None, "en"), 1)
+    for player in ("p_0", "p_1", "p_2"):
+        notifier.your_turn(player, "t_1", "tagiron", None, 3)
+        notifier.game_ended(player, "t_1", "tagiron")
+        notifier.invited(player, "t_2", "tagiron", "Hana & <Ken>")
+    await turn_passes(notifier, clock)
+    got = sorted((m["To"], m["Subject"]) for m in smtp.sink.messages)
+    assert got == [
+        ("p_0@example.org", "Hana & <Ken> invites you to Tagiron"),
+        ("p_0@example.org", "Your game of Tagiron has ended"),
+        ("p_1@example.org", "Hana & <Ken> invites you to Tagiron"),
+        ("p_1@example.org", "Your turn in Tagiron"),
+    ]  # p_2's address is not verified: nothing
+    invite = next(m for m in smtp.sink.messages if "invites" in m["Subject"])
+    assert "Hana &amp; &lt;Ken&gt; invites you" in parts(invite)[1]
+
+
+async def test_a_digest_gathers_a_day_into_one_email(
+    store: SqlStore, smtp: SmtpServer, make_notifier: MakeNotifier
+) -> None:
+    clock = Clock()
+    notifier = make_notifier(clock=clock)
+    await notifier.start(drain=False)
+    await verified(store, "p_0", "ja", digest=True)
+    notifier.your_turn("p_0", "t_1", "tagiron", None, 1)
+    await turn_passes(notifier, clock, 3 * 3600)
+    notifier.game_ended("p_0", "t_2", "illustori")
+    notifier.invited("p_0", "t_3", "tagiron", "ケン")
+    await turn_passes(notifier, clock, 20 * 3600)
+    assert smtp.sink.messages == []  # a day after the first, not before
+    await turn_passes(notifier, clock, 3600)
+    assert len(smtp.sink.messages) == 1
+    mail = smtp.sink.messages[0]
+    assert mail["Subject"] == "bodoge のお知らせ（3件）"
+    text, html = parts(mail)
+    for table in ("t_1", "t_2", "t_3"):
+        assert f"{SITE}/t/{table}" in text and f"{SITE}/t/{table}" in html
+    assert "ケンさんがタギロンの卓に招待しています。" in text
+    assert mail["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    await turn_passes(notifier, clock, 48 * 3600)
+    assert len(smtp.sink.messages) == 1
+
+
+async def test_a_mail_server_saying_later_is_tried_again_with_back_off(
+    store: SqlStore, smtp: SmtpServer, make_notifier: MakeNotifier
+) -> None:
+    clock = Clock()
+    notifier = make_notifier(clock=clock)
+    await notifier.start(drain=False)
+    await verified(store, "p_0", "en")
+    smtp.sink.refuse = "451 4.3.0 try again later"
+    notifier.your_turn("p_0", "t_1", "tagiron", None, 1)
+    await turn_passes(notifier, clock)  # attempt 1 fails: again in 60 s
+    await turn_passes(notifier, clock, 59)
+    await turn_passes(notifier, clock, 2)  # attempt 2 fails: again in 120 s
+    assert notifier.counts["retried"] == 2
+    smtp.sink.refuse = None
+    await turn_passes(notifier, clock, 100)
+    assert smtp.sink.messages == []
+    await turn_passes(notifier, clock, 21)
+    assert len(smtp.sink.messages) == 1
+    # a refusal for good is not retried
+    smtp.sink.refuse = "550 5.1.1 no such mailbox"
+    notifier.your_turn("p_0", "t_1", "tagiron", None, 2)
+    await turn_passes(notifier, clock)
+    smtp.sink.refuse = None
+    await turn_passes(notifier, clock, 3600 * 24)
+    assert len(smtp.sink.messages) == 1 and notifier.counts["failed"] == 1
+
+
+async def test_verification_links_verify_only_the_address_they_were_sent_to(
+    store: SqlStore, smtp: SmtpServer, make_notifier: MakeNotifier
+) -> None:
+    clock = Clock()
+    notifier = make_notifier(clock=clock)
+    await notifier.start(drain=False)
+    await notifier.set_email("p_0", "first@example.org", "en")
+    with pytest.raises(AccountError, match="a moment ago"):  # pressed twice: one mail
+        await notifier.set_email("p_0", "first@example.org", "en")
+    clock.advance(600)
+    await notifier.set_email("p_0", "second@example.org", "ja")
+    await notifier.drain()
+    # the first address's mail is dropped: it was changed before it went out
+    assert [m["To"] for m in smtp.sink.messages] == ["second@example.org"]
+    mail = smtp.sink.messages[0]
+    assert mail["Subject"] == "メールアドレスの確認"
+    assert "List-Unsubscribe" not in mail  # asked for, not a list
+    link = next(w for w in parts(mail)[0].split() if "/verify-email/" in w)
+    first_link = notifier.links.make("verify", "p_0", "first@example.org", "en", clock.now + 1)  # type: ignore[union-attr]
+    assert await notifier.verify(first_link) == ("en", False)
+    token = link.rsplit("/", 1)[1]
+    assert await notifier.verify(token[:-3] + "abc") == ("ja", False)
+    assert (await notifier.describe("p_0"))["verified"] is False
+    clock.advance(47 * 3600)
+    assert await notifier.verify(token) == ("ja", True)
+    assert (await notifier.describe("p_0"))["verified"] is True
+    # an expired link does nothing
+    await notifier.set_email("p_0", "third@example.org", "en")
+    await notifier.drain()
+    late = next(w for w in parts(smtp.sink.messages[-1])[0].split() if "/verify-email/" in w)
+    clock.advance(49 * 3600)
+    assert await notifier.verify(late.rsplit("/", 1)[1]) == ("en", False)
+
+
+@pytest.mark.parametrize("bad", [None, 3, "", "no-at", "a@b", "a b@example.org", "x" * 250 + "@e.org",
+                                 "a@example.org\r\nBcc: b@example.org", "<a@example.org>"])
+async def test_a_bad_address_is_refused_and_changes_nothing(
+    store: SqlStore, make_notifier: MakeNotifier, bad: object
+) -> None:
+    notifier = make_notifier()
+    await notifier.start(drain=False)
+    await notifier.set_email("p_0", "kept@example.org", "en")
+    with pytest.raises(AccountError) as refused:
+        await notifier.set_email("p_0", bad, "en")
+    assert refused.value.code == "bad_email"
+    assert (await notifier.describe("p_0"))["email"] == "kept@example.org"
+
+
+# --- Web Push ------------------------------------------------------------------------------
+
+
+def vapid_claims(headers: dict[str, str], public_key: str) -> dict[str, object]:
+    """The VAPID JWT of a push request, its signature checked with the server's public key."""
+    scheme, _, params = headers["authorization"].partition(" ")
+    assert scheme == "vapid"
+    fields = dict(p.strip().split("=", 1) for p in params.split(","))
+    assert fields["k"] == public_key
+    raw_key = base64.urlsafe_b64decode(public_key + "=" * (-len(public_key) % 4))
+    key = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), raw_key)
+    header, claims, signature = fields["t"].split(".")
+    raw = base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4))
+    der = encode_dss_signature(int.from_bytes(raw[:32]), int.from_bytes(raw[32:]))
+    key.verify(der, f"{header}.{claims}".encode(), ec.ECDSA(hashes.SHA256()))  # raises if bad
+    return json.loads(base64.urlsafe_b64decode(claims + "=" * (-len(claims) % 4)))
+
+
+async def test_a_push_reaches_each_device_once_encrypted_to_its_keys(
+    store: SqlStore, push: PushService, make_notifier: MakeNotifier
+) -> None:
+    clock = Clock()
+    notifier = make_notifier(clock=clock, contact="mailto:admin@games.example.org")
+    await notifier.start(drain=False)
+    phone, laptop = BrowserKeys(), BrowserKeys()
+    await notifier.add_push("p_0", {**phone.subscription(push.endpoint("phone")), "lang": "ja"})
+    await notifier.add_push("p_0", {**laptop.subscription(push.endpoint("laptop")), "lang": "en"})
+    deadline = clock.now + 3600 * 1000
+    notifier.your_turn("p_0", "t_xyz", "illustori", deadline, 4)
+    notifier.your_turn("p_0", "t_xyz", "illustori", deadline, 4)
+    await turn_passes(notifier, clock)
+    await turn_passes(notifier, clock)
+    assert sorted(r.path for r in push.received) == ["/push/laptop", "/push/phone"]
+    by_path = {r.path: r for r in push.received}
+    shown = phone.decrypt(by_path["/push/phone"].body)
+    assert shown == {
+        "title": "あなたの番です",
+        "body": "イラストリー：卓を開いて指しましょう",
+        "url": "/t/t_xyz",
+        "tag": "bodoge-t_xyz",
+        "kind": "turn",
+    }
+    assert laptop.decrypt(by_path["/push/laptop"].body)["title"] == "Your turn"
+    with pytest.raises(Exception):  # noqa: B017 - one device's keys open no other's message
+        laptop.decrypt(by_path["/push/phone"].body)
+    request = by_path["/push/phone"]
+    assert request.headers["content-encoding"] == "aes128gcm"
+    assert 60 <= int(request.headers["ttl"]) <= 3600 - GRACE  # no use after the deadline
+    assert notifier.pusher is not None
+    claims = vapid_claims(request.headers, notifier.pusher.public_key)
+    assert claims["aud"] == f"http://127.0.0.1:{push.port}"
+    assert claims["sub"] == "mailto:admin@games.example.org"
+
+
+async def test_the_vapid_keys_are_made_once_and_kept(
+    store: SqlStore, make_notifier: MakeNotifier
+) -> None:
+    first = make_notifier()
+    await first.start(drain=False)
+    second = make_notifier(process="proc-b")
+    await second.start(drain=False)
+    assert first.pusher is not None and second.pusher is not None
+    assert first.pusher.public_key == second.pusher.public_key
+    assert len(base64.urlsafe_b64decode(first.pusher.public_key + "=")) == 65
+    assert (await first.describe("p_0"))["push"] == {"key": first.pusher.public_key, "devices": 0}
+
+
+async def test_an_expired_subscription_is_removed_and_a_failing_one_retried(
+    store: SqlStore, push: PushService, make_notifier: MakeNotifier
+) -> None:
+    clock = Clock()
+    notifier = make_notifier(clock=clock)
+    await notifier.start(drain=False)
+    keys = BrowserKeys()
+    await notifier.add_push("p_0", keys.subscription(push.endpoint("a")))
+    push.status = 500
+    notifier.game_ended("p_0", "t_1", "tagiron")
+    await turn_passes(notifier, clock)
+    assert notifier.counts["retried"] == 1 and len(push.received) == 1
+    push.status = 201
+    await turn_passes(notifier, clock, 61)
+    assert len(push.received) == 2 and notifier.counts["sent"] == 1
+    assert keys.decrypt(push.received[1].body)["kind"] == "ended"
+    push.status = 410
+    notifier.invited("p_0", "t_2", "tagiron", "Ken")
+    await turn_passes(notifier, clock)
+    assert await store.push_subscriptions("p_0") == []
+    notifier.your_turn("p_0", "t_2", "tagiron", None, 1)
+    await turn_passes(notifier, clock)
+    assert len(push.received) == 3  # nothing more: the device is forgotten
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"endpoint": "ftp://push.example/x", "keys": {"p256dh": "x", "auth": "y"}},
+        {"endpoint": "https://push.example/x"},
+        {"endpoint": "https://push.example/x", "keys": {"p256dh": "AAAA", "auth": "AAAA"}},
+        {"endpoint": "https://push.example/" + "x" * 3000, "keys": {}},
+    ],
+)
+async def test_a_bad_subscription_is_refused(
+    store: SqlStore, make_notifier: MakeNotifier, body: dict[str, object]
+) -> None:
+    notifier = make_notifier()
+    await notifier.start(drain=False)
+    with pytest.raises(AccountError) as refused:
+        await notifier.add_push("p_0", body)
+    assert refused.value.code == "bad_subscription"
+    assert await store.push_subscriptions("p_0") == []
+
+
+async def test_loopback_endpoints_are_refused_unless_allowed(
+    store: SqlStore, push: PushService, make_notifier: MakeNotifier
+) -> None:
+    notifier = make_notifier(local_push=False)
+    await notifier.start(drain=False)
+    with pytest.raises(AccountError):
+        await notifier.add_push("p_0", BrowserKeys().subscription(push.endpoint("a")))
+
+
+# --- a cluster: two processes drain one outbox ---------------------------------------------
+
+
+async def test_two_processes_send_each_notification_once(
+    smtp: SmtpServer, push: PushService, make_notifier: MakeNotifier
+) -> None:
+    """Two processes (two stores on one PostgreSQL database, two notifiers) are told of
+    the same turns, as an owner and the process that took its tables over would be, and
+    drain the outbox at once: each person gets each e-mail and push once."""
+    require(PG_ADMIN, 5432, "PostgreSQL")
+    async with own_database() as url:
+        stores = [await open_store(url) for _ in range(2)]
+        try:
+            for n in range(12):
+                await stores[0].create_player(PlayerRecord(f"p_{n}", f"P{n}", f"{n:064x}", 0))
+            clock = Clock()
+            notifiers = [
+                make_notifier(on=s, process=f"proc-{i}", clock=clock) for i, s in enumerate(stores)
+            ]
+            for notifier in notifiers:
+                await notifier.start(drain=False)
+            keys = BrowserKeys()
+            for n in range(12):
+                await verified(stores[0], f"p_{n}", "en")
+                await notifiers[0].add_push(f"p_{n}", keys.subscription(push.endpoint(f"{n}")))
+            for notifier in notifiers:
+                for n in range(12):
+                    notifier.your_turn(f"p_{n}", "t_1", "tagiron", None, 5)
+                await settled(notifier)
+            clock.advance(GRACE)
+            await asyncio.gather(*(n.drain() for n in notifiers for _ in range(3)))
+            assert sorted(m["To"] for m in smtp.sink.messages) == sorted(
+                f"p_{n}@example.org" for n in range(12)
+            )
+            assert sorted(r.path for r in push.received) == sorted(f"/push/{n}" for n in range(12))
+            assert notifiers[0].counts["sent"] + notifiers[1].counts["sent"] == 24
+        finally:
+            for notifier in notifiers:
+                await notifier.stop()
+            for s in stores:
+                await s.close()

@@ -1,0 +1,126 @@
+"""The notifications' store: choices and addresses, push subscriptions, secrets made once, and
+the outbox — an item stored once per key, claimed by one process at a time."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bodoge.store import NotifySettings, OutboxItem, PushSubscription, open_store
+from bodoge.store.sql import SqlStore
+
+
+def item(key: str, *, player: str = "p_1", due: int = 100, channel: str = "mail") -> OutboxItem:
+    return OutboxItem(key, player, channel, "turn", "t_1", {"game": "tagiron"}, 50, due)
+
+
+async def test_choices_are_kept_and_an_address_verified_only_while_it_is_theirs(
+    store: SqlStore,
+) -> None:
+    assert await store.notify_settings("p_1") is None
+    chosen = NotifySettings("p_1", "a@example.org", None, "en", True, False, True, True)
+    await store.save_notify_settings(chosen, 10)
+    assert await store.notify_settings("p_1") == chosen
+    assert not await store.verify_email("p_1", "b@example.org", 11)
+    assert (await store.notify_settings("p_1")).verified_email is None  # type: ignore[union-attr]
+    assert await store.verify_email("p_1", "a@example.org", 12)
+    found = await store.notify_settings("p_1")
+    assert found is not None and found.verified_email == "a@example.org"
+    assert found.email_verified_at == 12
+
+
+async def test_unsubscribing_turns_every_mail_off_and_drops_those_waiting(store: SqlStore) -> None:
+    await store.save_notify_settings(NotifySettings("p_1", "a@example.org", 5), 10)
+    await store.enqueue([item("k1"), item("k2", channel="digest"), item("k3", channel="push")])
+    assert not await store.unsubscribe_email("p_1", "other@example.org", 20)
+    assert await store.unsubscribe_email("p_1", "a@example.org", 20)
+    s = await store.notify_settings("p_1")
+    assert s is not None and not (s.my_turn or s.game_ended or s.invited or s.digest)
+    left = await store.claim_due(200, 300, "a", 10, ("mail", "push"))
+    assert [i.key for i in left] == ["k3"]  # the push stays: it is no e-mail
+
+
+async def test_an_item_is_stored_once_per_key_and_claimed_once(store: SqlStore) -> None:
+    assert await store.enqueue([item("k1"), item("k1"), item("k2", due=500)]) == 2
+    assert await store.enqueue([item("k1")]) == 0
+    first = await store.claim_due(100, 1000, "a", 10, ("mail",))
+    assert [(i.key, i.attempts) for i in first] == [("k1", 1)]
+    assert await store.claim_due(200, 1000, "b", 10, ("mail",)) == []  # held by a
+    # a failed: due again later, and anyone may claim it then
+    await store.outbox_retry(["k1"], "a", 700, "refused", 300)
+    assert await store.claim_due(600, 1000, "b", 10, ("mail",)) == [
+        OutboxItem("k2", "p_1", "mail", "turn", "t_1", {"game": "tagiron"}, 50, 500, 1)
+    ]
+    again = await store.claim_due(700, 2000, "c", 10, ("mail",))
+    assert [(i.key, i.attempts) for i in again] == [("k1", 2)]
+    await store.outbox_sent(["k1"], "someone else", 800)  # not its claim: nothing
+    await store.outbox_sent(["k1"], "c", 800)
+    # a claim that lapsed (its process died) is taken over; a sent item never again
+    assert [i.key for i in await store.claim_due(5000, 6000, "d", 10, ("mail",))] == ["k2"]
+    assert await store.enqueue([item("k1")]) == 0
+    assert await store.prune_outbox(900) == 1
+    assert await store.enqueue([item("k1")]) == 1  # forgotten, after a month
+
+
+async def test_digests_wait_for_their_oldest_item_and_go_whole(store: SqlStore) -> None:
+    await store.enqueue(
+        [
+            OutboxItem("d1", "p_1", "digest", "turn", "t_1", {}, 100, 100),
+            OutboxItem("d2", "p_1", "digest", "ended", "t_2", {}, 900, 900),
+            OutboxItem("d3", "p_2", "digest", "turn", "t_3", {}, 800, 800),
+        ]
+    )
+    assert await store.digests_due(50, 1000) == []
+    assert await store.digests_due(100, 1000) == ["p_1"]
+    batch = await store.claim_digest("p_1", 1000, 2000, "a")
+    assert [i.key for i in batch] == ["d1", "d2"]
+    assert await store.claim_digest("p_1", 1000, 2000, "b") == []
+    assert await store.digests_due(900, 1000) == ["p_2"]
+
+
+async def test_push_subscriptions_keep_the_newest_devices(store: SqlStore) -> None:
+    for n in range(4):
+        sub = PushSubscription(f"https://push.example/{n}", "p_1", "k", "a", "ja", n)
+        await store.add_push_subscription(sub, 3)
+    found = await store.push_subscriptions("p_1")
+    assert [s.endpoint for s in found] == [f"https://push.example/{n}" for n in (1, 2, 3)]
+    assert not await store.remove_push_subscription("https://push.example/1", "p_2")
+    assert await store.remove_push_subscription("https://push.example/1", "p_1")
+    assert await store.remove_push_subscription("https://push.example/2", None)
+    assert [s.endpoint for s in await store.push_subscriptions("p_1")] == [
+        "https://push.example/3"
+    ]
+
+
+async def test_a_secret_is_made_once_whoever_asks_first(store_url: str) -> None:
+    stores = [await open_store(store_url) for _ in range(2)]
+    try:
+        made = iter(range(100))
+        found = await asyncio.gather(
+            *(s.secret("links", lambda: f"secret-{next(made)}", 1) for s in stores for _ in "ab")
+        )
+        assert len(set(found)) == 1
+    finally:
+        for s in stores:
+            await s.close()
+
+
+async def test_processes_claiming_at_once_each_get_an_item_alone(store_url: str) -> None:
+    """Two stores (two processes' engines) claim 40 items at once, 5 at a time: each item
+    goes to one of them, once."""
+    stores = [await open_store(store_url) for _ in range(2)]
+    try:
+        await stores[0].enqueue([item(f"k{n:02}") for n in range(40)])
+
+        async def claimer(n: int) -> list[str]:
+            got: list[str] = []
+            while batch := await stores[n % 2].claim_due(100, 10_000, f"proc{n}", 5, ("mail",)):
+                got += [i.key for i in batch]
+            return got
+
+        claimed = await asyncio.gather(*(claimer(n) for n in range(4)))
+        every = [key for got in claimed for key in got]
+        assert sorted(every) == [f"k{n:02}" for n in range(40)]
+        assert len(set(every)) == 40
+    finally:
+        for s in stores:
+            await s.close()
