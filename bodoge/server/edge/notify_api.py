@@ -69,9 +69,29 @@ async def remove_push(call: Call) -> Answer:
     return await describe(call)
 
 
+def browser_lang(request: Request) -> str:
+    """The first of ``Accept-Language``'s languages we write in (Japanese if none): the page
+    of a link too damaged to say its own.
+
+    >>> from starlette.requests import Request
+    >>> browser_lang(Request({"type": "http", "headers": [(b"accept-language", b"fr, en-GB;q=0.8")]}))
+    'en'
+    """
+    for part in request.headers.get("accept-language", "").split(","):
+        base = part.split(";")[0].strip().lower().split("-")[0]
+        if base in ("ja", "en"):
+            return base
+    return "ja"
+
+
+def _bad_link(request: Request) -> Response:
+    return HTMLResponse(page(browser_lang(request), "bad_link_title", "bad_link"), status_code=400)
+
+
 def notify_routes(server: Server) -> list[BaseRoute]:
     async def verify(request: Request) -> Response:
-        lang, done = await server.notifier.verify(request.path_params["token"])
+        token = request.path_params["token"]
+        lang, done = await server.notifier.verify(token, browser_lang(request))
         if done:
             return HTMLResponse(page(lang, "verified_title", "verified"))
         return HTMLResponse(page(lang, "bad_link_title", "bad_link"), status_code=400)
@@ -81,14 +101,14 @@ def notify_routes(server: Server) -> list[BaseRoute]:
         if request.method == "GET":
             found = server.notifier.unsubscribe_link(token)
             if found is None:
-                return HTMLResponse(page("ja", "bad_link_title", "bad_link"), status_code=400)
+                return _bad_link(request)
             lang, email = found
             form = f"/unsubscribe/{token}"
             shown = page(lang, "unsubscribe_title", "unsubscribe", email=email, form=form)
             return HTMLResponse(shown)
         done = await server.notifier.unsubscribe(token)
         if done is None:
-            return HTMLResponse(page("ja", "bad_link_title", "bad_link"), status_code=400)
+            return _bad_link(request)
         lang, email = done
         return HTMLResponse(page(lang, "unsubscribed_title", "unsubscribed", email=email))
 

@@ -520,13 +520,14 @@ class Notifier:
                 raise AccountError(400, "bad_request", f"unknown choice: {name}"[:80])
         await self.store.save_notify_settings(replace(s, **changes), self.clock())
 
-    async def verify(self, token: str) -> tuple[str, bool]:
-        """Follow a verification link: its language and whether the address is now verified."""
+    async def verify(self, token: str, fallback: str = "ja") -> tuple[str, bool]:
+        """Follow a verification link: its language (``fallback`` if it names none) and
+        whether the address is now verified."""
         assert self.links is not None
         payload = self.links.read(token, "verify", self.clock())
         if payload is None:  # an expired link of ours still says in which language to answer
             stale = self.links.read(token, "verify", 0)
-            return (lang_of(stale["l"]) if stale else "ja"), False
+            return (lang_of(stale["l"]) if stale else fallback), False
         done = await self.store.verify_email(payload["p"], payload["e"], self.clock())
         return lang_of(payload["l"]), done
 
