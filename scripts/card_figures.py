@@ -27,7 +27,7 @@ ENGLISH = inflect.engine()
 HIPPO_HEAD = (46.0, 28.0, 68.0, 48.0)
 KIN = {"🐩": "dog", "🐕": "dog", "🐶": "dog", "🐓": "chicken", "🦖": "dinosaur"}
 #: Plurals, mass nouns and names: no "a" before them.
-UNCOUNTED = set("👓 🕶️ 🥽 👀 🥞 🍒 🎆 🧦 💕 🎶 💦 ✨ 🎲 🥦 🍣 🧀 🍖 🧄 🍧 🔥 ⚡ 💤 🗼 🗻".split())
+UNCOUNTED = set(["👓", "🕶️", "🥽", "👀", "🥞", "🍒", "🎆", "🧦", "💕", "🎶", "💦", "✨", "🎲", "🥦", "🍣", "🧀", "🍖", "🧄", "🍧", "🔥", "⚡", "💤", "🗼", "🗻"])
 ADJECTIVES = {"angry", "puzzled", "surprised", "nervous", "dizzy", "sparkling", "asleep", "singing"}
 
 

@@ -10,7 +10,8 @@
   :mod:`~bodoge.store.migrations`);
 * the queries of each area: :mod:`~bodoge.store.players`, :mod:`~bodoge.store.accounts`,
   :mod:`~bodoge.store.tables`, :mod:`~bodoge.store.loading`, :mod:`~bodoge.store.ratings`,
-  :mod:`~bodoge.store.pictures`, :mod:`~bodoge.store.notifications`; :mod:`~bodoge.store.mapping` turns rows into records.
+  :mod:`~bodoge.store.pictures`, :mod:`~bodoge.store.notifications`;
+  :mod:`~bodoge.store.mapping` turns rows into records.
 """
 
 from __future__ import annotations

@@ -48,7 +48,9 @@ def registration_id(page: object) -> tuple[object, str]:
     found: list[str] = []
     cdp.on(
         "ServiceWorker.workerRegistrationUpdated",
-        lambda e: found.extend(r["registrationId"] for r in e["registrations"] if not r["isDeleted"]),
+        lambda e: found.extend(
+            r["registrationId"] for r in e["registrations"] if not r["isDeleted"]
+        ),
     )
     cdp.send("ServiceWorker.enable")
     deadline = time.monotonic() + 10

@@ -138,7 +138,9 @@ async def test_a_turn_is_mailed_once_in_the_persons_language(
     assert mail["Content-Language"] == lang
     assert mail["Auto-Submitted"] == "auto-generated"
     title = {"ja": "タギロン", "en": "Tagiron"}[lang]
-    assert mail["Subject"] == {"ja": f"{title}であなたの番です", "en": f"Your turn in {title}"}[lang]
+    assert (
+        mail["Subject"] == {"ja": f"{title}であなたの番です", "en": f"Your turn in {title}"}[lang]
+    )
     unsubscribe = mail["List-Unsubscribe"]
     assert unsubscribe.startswith(f"<{SITE}/unsubscribe/") and unsubscribe.endswith(">")
     assert mail["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
@@ -297,8 +299,20 @@ async def test_verification_links_verify_only_the_address_they_were_sent_to(
     assert await notifier.verify(late.rsplit("/", 1)[1]) == ("en", False)
 
 
-@pytest.mark.parametrize("bad", [None, 3, "", "no-at", "a@b", "a b@example.org", "x" * 250 + "@e.org",
-                                 "a@example.org\r\nBcc: b@example.org", "<a@example.org>"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        None,
+        3,
+        "",
+        "no-at",
+        "a@b",
+        "a b@example.org",
+        "x" * 250 + "@e.org",
+        "a@example.org\r\nBcc: b@example.org",
+        "<a@example.org>",
+    ],
+)
 async def test_a_bad_address_is_refused_and_changes_nothing(
     store: SqlStore, make_notifier: MakeNotifier, bad: object
 ) -> None:

@@ -66,7 +66,9 @@ async def test_an_address_is_verified_by_its_link_and_unsubscribed_in_one_click(
             assert token is not None
             email = {"email": "hana@example.org", "lang": "en"}
             refused = await http.post("/api/account/email", json=email, headers=bearer(token))
-            assert refused.status_code == 409 and refused.json()["error"]["code"] == "not_an_account"
+            assert (
+                refused.status_code == 409 and refused.json()["error"]["code"] == "not_an_account"
+            )
             kept = await http.post(
                 "/api/account", json={"name": "Hana", "password": PASSWORD}, headers=bearer(token)
             )
@@ -187,9 +189,7 @@ async def test_choices_are_changed_and_bad_ones_refused(
         assert changed.json()["choices"]["my_turn"] is False
         assert changed.json()["choices"]["digest"] is True
         for bad in ({"my_turn": "no"}, {"lang": "fr"}, {"sound": True}, {"invited": 1}):
-            refused = await http.post(
-                "/api/account/notifications", json=bad, headers=bearer(token)
-            )
+            refused = await http.post("/api/account/notifications", json=bad, headers=bearer(token))
             assert refused.status_code == 400, bad
             assert refused.json()["error"]["code"] == "bad_request"
         after = await http.get("/api/account/notifications", headers=bearer(token))

@@ -86,9 +86,7 @@ async def test_push_subscriptions_keep_the_newest_devices(store: SqlStore) -> No
     assert not await store.remove_push_subscription("https://push.example/1", "p_2")
     assert await store.remove_push_subscription("https://push.example/1", "p_1")
     assert await store.remove_push_subscription("https://push.example/2", None)
-    assert [s.endpoint for s in await store.push_subscriptions("p_1")] == [
-        "https://push.example/3"
-    ]
+    assert [s.endpoint for s in await store.push_subscriptions("p_1")] == ["https://push.example/3"]
 
 
 async def test_a_secret_is_made_once_whoever_asks_first(store_url: str) -> None:

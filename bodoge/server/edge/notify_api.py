@@ -74,7 +74,8 @@ def browser_lang(request: Request) -> str:
     of a link too damaged to say its own.
 
     >>> from starlette.requests import Request
-    >>> browser_lang(Request({"type": "http", "headers": [(b"accept-language", b"fr, en-GB;q=0.8")]}))
+    >>> asked = [(b"accept-language", b"fr, en-GB;q=0.8")]
+    >>> browser_lang(Request({"type": "http", "headers": asked}))
     'en'
     """
     for part in request.headers.get("accept-language", "").split(","):

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import hashlib
 import hmac
 import json
@@ -283,10 +284,8 @@ class Notifier:
                 raise
             except Exception:  # the database gone away: the next round tries again
                 log.warning("sending notifications failed", exc_info=True)
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.times.poll_seconds)
-            except TimeoutError:
-                pass
             self._wake.clear()
 
     async def drain(self) -> int:

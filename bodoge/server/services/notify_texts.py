@@ -195,7 +195,8 @@ def push_text(lang: str, kind: str, *, game: str, by: str = "") -> tuple[str, st
 PAGES = {
     "ja": {
         "verified_title": "アドレスを確認しました",
-        "verified": "このアドレスに bodoge の通知が届きます。設定はアカウントのページで変えられます。",
+        "verified": "このアドレスに bodoge の通知が届きます。"
+        "設定はアカウントのページで変えられます。",
         "bad_link_title": "このリンクは使えません",
         "bad_link": "期限が切れたか、アドレスが変わったか、リンクが途中で切れています。"
         "アカウントのページからもう一度お試しください。",
