@@ -46,8 +46,9 @@ def push() -> Iterator[PushService]:
 @pytest.fixture
 async def store(tmp_path: Path) -> AsyncIterator[SqlStore]:
     store = await open_store(sqlite_url(tmp_path))
-    for n, name in enumerate(("Hana", "Ken", "Yui")):
-        await store.create_player(PlayerRecord(f"p_{n}", name, f"{n:064x}", 0))
+    names = {"p_0": "Hana", "p_1": "Ken", "p_2": "Yui", "p_8": "ケン", "p_9": "Hana & <Ken>"}
+    for n, (player, name) in enumerate(names.items()):
+        await store.create_player(PlayerRecord(player, name, f"{n:064x}", 0))
     yield store
     await store.close()
 
@@ -95,10 +96,9 @@ async def make_notifier(
         await notifier.stop()
 
 
-async def settled(notifier: Notifier) -> None:
-    """Every announcement written to the outbox."""
-    while notifier._tasks:
-        await asyncio.gather(*list(notifier._tasks))
+def turn(n: int) -> int:
+    """The deadline of a table's turn ``n``: what names a turn to the notifier."""
+    return 1_900_000_000_000 + n * 1000
 
 
 async def verified(store: SqlStore, player: str, lang: str, **choices: bool) -> str:
@@ -108,7 +108,6 @@ async def verified(store: SqlStore, player: str, lang: str, **choices: bool) -> 
 
 
 async def turn_passes(notifier: Notifier, clock: Clock, seconds: float = GRACE) -> None:
-    await settled(notifier)
     clock.advance(seconds)
     await notifier.drain()
 
@@ -122,14 +121,15 @@ async def test_a_turn_is_mailed_once_in_the_persons_language(
     await notifier.start(drain=False)
     email = await verified(store, "p_0", lang)
     deadline = clock.now + 24 * 3600 * 1000
-    notifier.your_turn("p_0", "t_abc", "tagiron", deadline, 7)
-    notifier.your_turn("p_0", "t_abc", "tagiron", deadline, 7)  # a restart's second word
-    await settled(notifier)
+    await notifier.your_turn("p_0", "t_abc", "tagiron", deadline + 7)
+    await notifier.your_turn("p_0", "t_abc", "tagiron", deadline + 7)  # a restart's second word
     await notifier.drain()
     assert smtp.sink.messages == []  # not before the grace
     await turn_passes(notifier, clock)
     await turn_passes(notifier, clock, 3600)
-    notifier.your_turn("p_0", "t_abc", "tagiron", deadline, 7)  # once more, later: still once
+    await notifier.your_turn(
+        "p_0", "t_abc", "tagiron", deadline + 7
+    )  # once more, later: still once
     await turn_passes(notifier, clock)
     assert len(smtp.sink.messages) == 1
     mail = smtp.sink.messages[0]
@@ -154,7 +154,7 @@ async def test_a_turn_is_mailed_once_in_the_persons_language(
     assert due in text and due in html
     assert f'<html lang="{lang}">' in html
     # the next turn is a new notification
-    notifier.your_turn("p_0", "t_abc", "tagiron", deadline, 9)
+    await notifier.your_turn("p_0", "t_abc", "tagiron", deadline + 9)
     await turn_passes(notifier, clock)
     assert len(smtp.sink.messages) == 2
 
@@ -170,18 +170,17 @@ async def test_nothing_is_sent_to_someone_watching_the_table(
     await notifier.add_push("p_0", keys.subscription(push.endpoint("a")))
     # watching when the turn starts: nothing is even stored
     watching.open.add(("p_0", "t_1"))
-    notifier.your_turn("p_0", "t_1", "tagiron", None, 1)
+    await notifier.your_turn("p_0", "t_1", "tagiron", turn(1))
     await turn_passes(notifier, clock)
     # opened during the grace: nothing is sent when it comes due
     watching.open.clear()
-    notifier.your_turn("p_0", "t_1", "tagiron", None, 2)
-    await settled(notifier)
+    await notifier.your_turn("p_0", "t_1", "tagiron", turn(2))
     watching.open.add(("p_0", "t_1"))
     await turn_passes(notifier, clock)
     assert smtp.sink.messages == [] and push.received == []
     assert notifier.counts["skipped"] == 2  # the e-mail and the push of turn 2
     # another table of theirs still reaches them
-    notifier.your_turn("p_0", "t_2", "illustori", None, 1)
+    await notifier.your_turn("p_0", "t_2", "illustori", turn(1))
     await turn_passes(notifier, clock)
     assert [m["Subject"] for m in smtp.sink.messages] == ["Your turn in Illustori"]
     assert [keys.decrypt(r.body)["url"] for r in push.received] == ["/t/t_2"]
@@ -197,9 +196,9 @@ async def test_the_choices_decide_what_is_sent(
     await verified(store, "p_1", "en", game_ended=False, invited=True)
     await store.save_notify_settings(NotifySettings("p_2", "p_2@example.org", None, "en"), 1)
     for player in ("p_0", "p_1", "p_2"):
-        notifier.your_turn(player, "t_1", "tagiron", None, 3)
-        notifier.game_ended(player, "t_1", "tagiron")
-        notifier.invited(player, "t_2", "tagiron", "Hana & <Ken>")
+        await notifier.your_turn(player, "t_1", "tagiron", turn(3))
+        await notifier.game_ended(player, "t_1", "tagiron", 1)
+        await notifier.invited(player, "t_2", "tagiron", "p_9")
     await turn_passes(notifier, clock)
     got = sorted((m["To"], m["Subject"]) for m in smtp.sink.messages)
     assert got == [
@@ -219,10 +218,10 @@ async def test_a_digest_gathers_a_day_into_one_email(
     notifier = make_notifier(clock=clock)
     await notifier.start(drain=False)
     await verified(store, "p_0", "ja", digest=True)
-    notifier.your_turn("p_0", "t_1", "tagiron", None, 1)
+    await notifier.your_turn("p_0", "t_1", "tagiron", turn(1))
     await turn_passes(notifier, clock, 3 * 3600)
-    notifier.game_ended("p_0", "t_2", "illustori")
-    notifier.invited("p_0", "t_3", "tagiron", "ケン")
+    await notifier.game_ended("p_0", "t_2", "illustori", 1)
+    await notifier.invited("p_0", "t_3", "tagiron", "p_8")
     await turn_passes(notifier, clock, 20 * 3600)
     assert smtp.sink.messages == []  # a day after the first, not before
     await turn_passes(notifier, clock, 3600)
@@ -246,7 +245,7 @@ async def test_a_mail_server_saying_later_is_tried_again_with_back_off(
     await notifier.start(drain=False)
     await verified(store, "p_0", "en")
     smtp.sink.refuse = "451 4.3.0 try again later"
-    notifier.your_turn("p_0", "t_1", "tagiron", None, 1)
+    await notifier.your_turn("p_0", "t_1", "tagiron", turn(1))
     await turn_passes(notifier, clock)  # attempt 1 fails: again in 60 s
     await turn_passes(notifier, clock, 59)
     await turn_passes(notifier, clock, 2)  # attempt 2 fails: again in 120 s
@@ -258,7 +257,7 @@ async def test_a_mail_server_saying_later_is_tried_again_with_back_off(
     assert len(smtp.sink.messages) == 1
     # a refusal for good is not retried
     smtp.sink.refuse = "550 5.1.1 no such mailbox"
-    notifier.your_turn("p_0", "t_1", "tagiron", None, 2)
+    await notifier.your_turn("p_0", "t_1", "tagiron", turn(2))
     await turn_passes(notifier, clock)
     smtp.sink.refuse = None
     await turn_passes(notifier, clock, 3600 * 24)
@@ -353,8 +352,8 @@ async def test_a_push_reaches_each_device_once_encrypted_to_its_keys(
     await notifier.add_push("p_0", {**phone.subscription(push.endpoint("phone")), "lang": "ja"})
     await notifier.add_push("p_0", {**laptop.subscription(push.endpoint("laptop")), "lang": "en"})
     deadline = clock.now + 3600 * 1000
-    notifier.your_turn("p_0", "t_xyz", "illustori", deadline, 4)
-    notifier.your_turn("p_0", "t_xyz", "illustori", deadline, 4)
+    await notifier.your_turn("p_0", "t_xyz", "illustori", deadline + 4)
+    await notifier.your_turn("p_0", "t_xyz", "illustori", deadline + 4)
     await turn_passes(notifier, clock)
     await turn_passes(notifier, clock)
     assert sorted(r.path for r in push.received) == ["/push/laptop", "/push/phone"]
@@ -401,7 +400,7 @@ async def test_an_expired_subscription_is_removed_and_a_failing_one_retried(
     keys = BrowserKeys()
     await notifier.add_push("p_0", keys.subscription(push.endpoint("a")))
     push.status = 500
-    notifier.game_ended("p_0", "t_1", "tagiron")
+    await notifier.game_ended("p_0", "t_1", "tagiron", 1)
     await turn_passes(notifier, clock)
     assert notifier.counts["retried"] == 1 and len(push.received) == 1
     push.status = 201
@@ -409,10 +408,10 @@ async def test_an_expired_subscription_is_removed_and_a_failing_one_retried(
     assert len(push.received) == 2 and notifier.counts["sent"] == 1
     assert keys.decrypt(push.received[1].body)["kind"] == "ended"
     push.status = 410
-    notifier.invited("p_0", "t_2", "tagiron", "Ken")
+    await notifier.invited("p_0", "t_2", "tagiron", "p_1")
     await turn_passes(notifier, clock)
     assert await store.push_subscriptions("p_0") == []
-    notifier.your_turn("p_0", "t_2", "tagiron", None, 1)
+    await notifier.your_turn("p_0", "t_2", "tagiron", turn(1))
     await turn_passes(notifier, clock)
     assert len(push.received) == 3  # nothing more: the device is forgotten
 
@@ -474,8 +473,7 @@ async def test_two_processes_send_each_notification_once(
                 await notifiers[0].add_push(f"p_{n}", keys.subscription(push.endpoint(f"{n}")))
             for notifier in notifiers:
                 for n in range(12):
-                    notifier.your_turn(f"p_{n}", "t_1", "tagiron", None, 5)
-                await settled(notifier)
+                    await notifier.your_turn(f"p_{n}", "t_1", "tagiron", turn(5))
             clock.advance(GRACE)
             await asyncio.gather(*(n.drain() for n in notifiers for _ in range(3)))
             assert sorted(m["To"] for m in smtp.sink.messages) == sorted(

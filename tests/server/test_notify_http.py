@@ -112,9 +112,8 @@ async def test_an_address_is_verified_by_its_link_and_unsubscribed_in_one_click(
             )
             try:
                 await notifier.start(drain=False)
-                notifier.your_turn(hana.player["id"], "t_abcdefghij", "tagiron", None, 1)
-                while notifier._tasks:
-                    await asyncio.gather(*list(notifier._tasks))
+                deadline = notifier.clock() + 3_600_000
+                await notifier.your_turn(hana.player["id"], "t_abcdefghij", "tagiron", deadline)
                 await notifier.drain()
             finally:
                 await notifier.stop()

@@ -1,14 +1,14 @@
 """Notifications: e-mail and Web Push for people who are not looking at the page.
 
-:class:`Notifier` is the tables' :class:`~bodoge.server.runtime.notify_port.TurnNotifier`
+:class:`Notifier` is the tables' ``TurnNotifier`` (``bodoge/server/runtime/notify.py``)
 and what the account page changes (an address and its verification, the kinds wanted, a
 daily digest, a browser's push subscription).
 
-**Off the move's path.** A table's call returns at once; the notification is written to the
-store's outbox (``notify_outbox``) by a task, ``grace`` later than now, and a drain task on
-every process sends what is due.  A failed send is tried again later (doubling back-off,
-``attempts`` at most); a permanent refusal (an SMTP 5xx, a push service's 404/410, which
-also removes the subscription) is not.
+**Off the move's path.** A table's call is awaited by a background job, never by a move,
+and only writes the notification to the store's outbox (``notify_outbox``), due ``grace``
+from now; a drain task on every process sends what is due.  A failed send is tried again
+later (doubling back-off, ``attempts`` at most); a permanent refusal (an SMTP 5xx, a push
+service's 404/410, which also removes the subscription) is not.
 
 **Once.** A notification's key is ``kind:player:table:turn:channel``: a turn announced
 twice (a restart, another process taking the table over) is stored once.  A row is sent by
@@ -39,14 +39,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from email.errors import HeaderParseError
 from email.headerregistry import Address
-from typing import Any
+from typing import Any, Protocol
 
 from bodoge.server.runtime.protocol import now_ms
 from bodoge.server.services.accounts import AccountError
 from bodoge.server.services.mail import Mail, Mailer, permanent
 from bodoge.server.services.notify_texts import compose, lang_of, push_text
 from bodoge.server.services.push import Pusher, PushGone, make_vapid_pem
-from bodoge.store import NotifySettings, NotifyStore, OutboxItem, PushSubscription
+from bodoge.store import NotifySettings, NotifyStore, OutboxItem, PlayerStore, PushSubscription
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +62,9 @@ VERIFY_WINDOW_MS = 10 * 60 * 1000
 MAX_EMAIL = 254
 MAX_ENDPOINT = 2048
 MAX_KEY = 200
+#: The longest a push service keeps a message for a device that is off (seconds): four
+#: weeks, the most the big push services keep one anyway.
+MAX_TTL = 28 * 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -156,12 +159,16 @@ def check_email(raw: object) -> str:
     return text
 
 
+class NotifierStore(NotifyStore, PlayerStore, Protocol):
+    """What the notifier keeps, and the players' names (an invitation says who sent it)."""
+
+
 class Notifier:
     """The tables' notifier and the account page's notification settings."""
 
     def __init__(
         self,
-        store: NotifyStore,
+        store: NotifierStore,
         *,
         site: str,
         process: str,
@@ -190,7 +197,6 @@ class Notifier:
         self.local_push = local_push
         self.links: Links | None = None
         self.pusher: Pusher | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
         self._drainer: asyncio.Task[None] | None = None
         self._pruned_at = 0
@@ -210,25 +216,29 @@ class Notifier:
             self._drainer = asyncio.create_task(self._drain_loop(), name="notify-drain")
 
     async def stop(self) -> None:
-        tasks = [*self._tasks, *([self._drainer] if self._drainer else [])]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        if self._drainer is not None:
+            self._drainer.cancel()
+            await asyncio.gather(self._drainer, return_exceptions=True)
 
     # --- the tables' port ------------------------------------------------------------------
+    # ``TurnNotifier`` (bodoge/server/runtime/notify.py): each call is awaited by a background
+    # job of the table, never by its move, and only writes to the outbox.
 
-    def your_turn(
-        self, player_id: str, table_id: str, game: str, deadline: int | None, turn: int
-    ) -> None:
-        self._announce("turn", player_id, table_id, game, str(turn), deadline=deadline)
+    async def your_turn(self, player_id: str, table_id: str, game: str, deadline: int) -> None:
+        # The deadline names the turn: a turn announced again (a restart, a takeover) has
+        # the same one, the next turn another.
+        await self._announce("turn", player_id, table_id, game, str(deadline), deadline=deadline)
 
-    def game_ended(self, player_id: str, table_id: str, game: str) -> None:
-        self._announce("ended", player_id, table_id, game, "end")
+    async def game_ended(self, player_id: str, table_id: str, game: str, place: int | None) -> None:
+        await self._announce("ended", player_id, table_id, game, "end", place=place)
 
-    def invited(self, player_id: str, table_id: str, game: str, by: str) -> None:
-        self._announce("invited", player_id, table_id, game, "invite", by=by)
+    async def invited(self, player_id: str, table_id: str, game: str, by: str) -> None:
+        """``by`` (a player's id) invited ``player_id`` to ``table_id``."""
+        found = await self.store.players([by])
+        name = found[by].name if by in found else ""
+        await self._announce("invited", player_id, table_id, game, "invite", by=name)
 
-    def _announce(
+    async def _announce(
         self,
         kind: str,
         player_id: str,
@@ -238,18 +248,12 @@ class Notifier:
         *,
         deadline: int | None = None,
         by: str = "",
+        place: int | None = None,
     ) -> None:
         if self.watching(player_id, table_id):
             return
-        payload = {"game": game, "by": by, "deadline": deadline}
-        task = asyncio.create_task(self._enqueue(kind, player_id, table_id, turn, payload))
-        self._tasks.add(task)
-        task.add_done_callback(self._done)
-
-    def _done(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.warning("a notification was not stored", exc_info=task.exception())
+        payload = {"game": game, "by": by, "deadline": deadline, "place": place}
+        await self._enqueue(kind, player_id, table_id, turn, payload)
 
     async def _enqueue(
         self, kind: str, player_id: str, table_id: str, turn: str, payload: dict[str, Any]
@@ -438,7 +442,7 @@ class Notifier:
         now = self.clock()
         ttl = (deadline - now) // 1000 if isinstance(deadline, int) else DAY_MS // 1000
         try:
-            await self.pusher.send(sub, message, ttl=max(60, ttl))
+            await self.pusher.send(sub, message, ttl=min(max(60, ttl), MAX_TTL))
         except PushGone:
             await self.store.remove_push_subscription(sub.endpoint, None)
             return "not sent: the push service forgot the subscription (removed)"
