@@ -9,21 +9,37 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import ssl
 from collections.abc import AsyncIterator, Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from ipaddress import IPv4Address
 from pathlib import Path
 
+import aiosmtplib
 import pytest
-from cryptography.hazmat.primitives import hashes
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult, LoginPassword
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+from cryptography.x509.oid import NameOID
 
 from bodoge.games import registry
 from bodoge.server.services.accounts import AccountError
-from bodoge.server.services.mail import Mailer, SmtpSettings
+from bodoge.server.services.mail import Mail, Mailer, SmtpSettings, permanent
 from bodoge.server.services.notify import Notifier, NotifyTimes
 from bodoge.store import NotifySettings, PlayerRecord, open_store, sqlite_url
 from bodoge.store.sql import SqlStore
-from tests.server.notify_parts import BrowserKeys, Clock, PushService, SmtpServer, parts
+from tests.server.notify_parts import (
+    BrowserKeys,
+    Clock,
+    MailSink,
+    PushService,
+    SmtpServer,
+    free_port,
+    parts,
+)
 from tests.support.databases import PG_ADMIN, own_database, require
 
 TITLES = {game_id: game.title for game_id, game in registry().items()}
@@ -486,3 +502,91 @@ async def test_two_processes_send_each_notification_once(
                 await notifier.stop()
             for s in stores:
                 await s.close()
+
+
+# --- SMTP over TLS, with credentials -------------------------------------------------------
+
+
+def self_signed(folder: Path) -> ssl.SSLContext:
+    """A server's TLS context with a certificate for 127.0.0.1 that nobody signed."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.now(UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(minutes=1))
+        .not_valid_after(now + timedelta(hours=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(IPv4Address("127.0.0.1"))]), False
+        )
+        .sign(key, hashes.SHA256())
+    )
+    (folder / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (folder / "key.pem").write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(folder / "cert.pem", folder / "key.pem")
+    return context
+
+
+@pytest.mark.parametrize("mode", ["starttls", "smtps"])
+async def test_mail_goes_over_tls_with_credentials(tmp_path: Path, mode: str) -> None:
+    context = self_signed(tmp_path)
+    sink = MailSink()
+    logins: list[tuple[bytes, bytes]] = []
+
+    def authenticator(
+        server: object, session: object, envelope: object, mechanism: str, data: LoginPassword
+    ) -> AuthResult:
+        logins.append((data.login, data.password))
+        return AuthResult(
+            success=(data.login, data.password) == (b"bodoge@example.org", b"p/w"), handled=False
+        )
+
+    port = free_port()
+    tls = (
+        {"tls_context": context, "require_starttls": True}
+        if mode == "starttls"
+        else {
+            "ssl_context": context,
+            # aiosmtpd knows TLS only as STARTTLS: over smtps it would hide AUTH
+            "auth_require_tls": False,
+        }
+    )
+    controller = Controller(
+        sink,
+        hostname="127.0.0.1",
+        port=port,
+        authenticator=authenticator,
+        auth_required=True,
+        **tls,
+    )
+    controller.start()
+    try:
+        scheme, extra = ("smtp", "starttls=1&") if mode == "starttls" else ("smtps", "")
+        url = f"{scheme}://bodoge%40example.org:p%2Fw@127.0.0.1:{port}?{extra}verify=0"
+        mail = Mail("hana@example.org", "Hello", "text", "<p>html</p>", "en")
+        await Mailer(SmtpSettings.parse(url)).send(mail)
+        assert [m["Subject"] for m in sink.messages] == ["Hello"]
+        assert logins == [(b"bodoge@example.org", b"p/w")]
+        # a wrong password is refused for good (535): not retried
+        wrong = url.replace("p%2Fw", "nope")
+        with pytest.raises(aiosmtplib.SMTPException) as refused:
+            await Mailer(SmtpSettings.parse(wrong)).send(mail)
+        assert permanent(refused.value)
+        # the certificate is checked unless told otherwise
+        checked = url.replace("verify=0", "verify=1")
+        with pytest.raises((aiosmtplib.SMTPException, ssl.SSLError, OSError)):
+            await Mailer(SmtpSettings.parse(checked)).send(mail)
+        assert len(sink.messages) == 1
+    finally:
+        controller.stop()
