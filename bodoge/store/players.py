@@ -27,6 +27,15 @@ GUEST = (
     " AND NOT EXISTS (SELECT 1 FROM picture_sets WHERE picture_sets.owner = players.id)"
 )
 DELETE_GUEST = Stmt(f"DELETE FROM players WHERE id = ? AND {GUEST}")
+#: What a removed guest leaves behind: their notification choices, their browsers' push
+#: subscriptions, what was waiting to be sent to them (only once their row is gone).
+DELETE_LEFT_BEHIND = [
+    Stmt(
+        f"DELETE FROM {table} WHERE player = ?"
+        " AND NOT EXISTS (SELECT 1 FROM players WHERE players.id = ?)"
+    )
+    for table in ("notify_settings", "push_subscriptions", "notify_outbox")
+]
 
 
 class PlayerQueries(SqlEngine):
@@ -87,6 +96,7 @@ class PlayerQueries(SqlEngine):
         before = ANY_TIME if seen_before is None else seen_before
         rows = [(player_id, before) for player_id in wanted]
         ops: list[Op] = [(DELETE_GUEST, row) for row in rows]
+        ops += [(stmt, (p, p)) for p in wanted for stmt in DELETE_LEFT_BEHIND]
         await self._write(Write(("guests", ""), ops))
         gone = await self.players(wanted)
         return len(wanted) - len(gone)

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import asyncio
 
-from bodoge.store import NotifySettings, OutboxItem, PushSubscription, open_store
+from bodoge.store import (
+    NotifySettings,
+    OutboxItem,
+    PlayerRecord,
+    PushSubscription,
+    open_store,
+)
 from bodoge.store.sql import SqlStore
 
 
@@ -122,3 +128,18 @@ async def test_processes_claiming_at_once_each_get_an_item_alone(store_url: str)
     finally:
         for s in stores:
             await s.close()
+
+
+async def test_a_removed_guest_leaves_no_notifications_behind(store: SqlStore) -> None:
+    for n in (1, 2):
+        await store.create_player(PlayerRecord(f"p_{n}", "Guest", f"{n:064x}", 0))
+        await store.save_notify_settings(NotifySettings(f"p_{n}", lang="en"), 1)
+        sub = PushSubscription(f"https://push.example/{n}", f"p_{n}", "k", "a", "en", 1)
+        await store.add_push_subscription(sub, 10)
+        await store.enqueue([item(f"k{n}", player=f"p_{n}", channel="push")])
+    assert await store.delete_guests(["p_1"], None) == 1
+    assert await store.notify_settings("p_1") is None
+    assert await store.push_subscriptions("p_1") == []
+    assert await store.notify_settings("p_2") is not None
+    assert len(await store.push_subscriptions("p_2")) == 1
+    assert [i.player for i in await store.claim_due(100, 200, "a", 10, ("push",))] == ["p_2"]
