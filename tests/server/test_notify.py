@@ -590,3 +590,33 @@ async def test_mail_goes_over_tls_with_credentials(tmp_path: Path, mode: str) ->
         assert len(sink.messages) == 1
     finally:
         controller.stop()
+
+
+async def test_the_drain_sends_a_turn_as_it_comes_due_not_a_poll_later(
+    store: SqlStore, smtp: SmtpServer
+) -> None:
+    """On its own (no test calling ``drain``), with an hour between polls: a turn's e-mail
+    goes out once its grace is over, then nothing more."""
+    notifier = Notifier(
+        store,
+        site=SITE,
+        process="proc-a",
+        titles=TITLES,
+        watching=Watching(),
+        is_account=lambda p: asyncio.sleep(0, result=True),
+        mailer=Mailer(SmtpSettings.parse(smtp.url)),
+        times=NotifyTimes(grace_ms=300, poll_seconds=3600),
+    )
+    await notifier.start()
+    try:
+        await verified(store, "p_0", "en")
+        await notifier.your_turn("p_0", "t_1", "tagiron", turn(1))
+        await asyncio.sleep(0.1)
+        assert smtp.sink.messages == []
+        for _ in range(100):
+            if smtp.sink.messages:
+                break
+            await asyncio.sleep(0.05)
+        assert [m["Subject"] for m in smtp.sink.messages] == ["Your turn in Tagiron"]
+    finally:
+        await notifier.stop()

@@ -276,7 +276,8 @@ class Notifier:
                 shown = {**payload, "endpoint": sub.endpoint}
                 items.append(OutboxItem(key, player_id, "push", kind, table_id, shown, now, due))
         if await self.store.enqueue(items):
-            self._wake.set()
+            # The drain looks again when these come due, not a poll later.
+            asyncio.get_running_loop().call_later(self.times.grace_ms / 1000, self._wake.set)
 
     # --- the drain -------------------------------------------------------------------------
 
