@@ -142,8 +142,9 @@ class Server:
         self.ratings = Ratings(self.store, self.games)
         self.tables.on_rated_end = self._rated_game_ended
         #: E-mail and Web Push: the turn-based tables' TurnNotifier
-        #: (bodoge/server/runtime/notify_port.py) and the account page's settings.
+        #: (bodoge/server/runtime/notify.py) and the account page's settings.
         self.notifier = self._notifier()
+        self.tables.notifier = self.notifier
         await self.notifier.start()
         if self.config.redis_url is not None:
             await self._join_cluster()
@@ -170,18 +171,13 @@ class Server:
             site=site,
             process=self.process,
             titles={game_id: game.title for game_id, game in self.games.items()},
-            watching=self.watching,
+            watching=self.tables.watching,
             is_account=self.store.account,
             mailer=Mailer(smtp) if smtp else None,
             push=config.web_push,
             contact=contact,
             times=NotifyTimes(grace_ms=grace, poll_seconds=config.notify_poll_seconds),
         )
-
-    def watching(self, player_id: str, table_id: str) -> bool:
-        """Whether the person has the table open (the table runs here: through any process)."""
-        table = self.tables.live.get(table_id)
-        return table is not None and table.present(player_id)
 
     def _rated_game_ended(self, table_id: str) -> None:
         self.tables.spawn(self._settle(table_id))
