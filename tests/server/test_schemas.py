@@ -297,6 +297,7 @@ SUMMARY = {
     "created_at": "2026-11-30T10:00:00.000Z",
     "n": 0,
     "rematch": None,
+    "online": 1,
     "seats": [
         {
             "seat": 0,

@@ -58,6 +58,8 @@ class Mirror(ShownTable):
     last_seq: int | None = None
     #: Seated players connected anywhere, as the owner last said.
     present_ids: frozenset[str] = frozenset()
+    #: People with the table open anywhere, as the owner last said (``None``: not said yet).
+    online_told: int | None = None
 
     def follow(self, manager: Mirrors, owner: str | None, subscription: Subscription) -> None:
         """Start following the owner's publications (``subscription``) for ``manager``."""
@@ -73,6 +75,10 @@ class Mirror(ShownTable):
         return player_id is not None and (
             player_id in self.present_ids or self.audience.present(player_id)
         )
+
+    def online(self) -> int:
+        # The owner adds up every process's people; until it has said, those here.
+        return self.audience.people if self.online_told is None else self.online_told
 
     def _presence_changed(self) -> None:
         self.manager.report_presence(self)
@@ -164,6 +170,12 @@ class Mirror(ShownTable):
         if result is not None:
             self.status, self.finished_at = "finished", step.at
 
+    def take_online(self, facts: Mapping[str, JSON]) -> None:
+        """The owner's count of the people who have the table open (its facts' ``online``)."""
+        online = facts.get("online")
+        if isinstance(online, int) and not isinstance(online, bool) and online >= 0:
+            self.online_told = online
+
     def apply_facts(self, facts: Mapping[str, JSON], *, from_owner: bool) -> None:
         """The table's public facts (seats, settings, people, status, timers, the rematch) as
         the owner or the store has them; a seat change moves this process's connections to
@@ -192,6 +204,7 @@ class Mirror(ShownTable):
             present = facts.get("present") or []
             assert isinstance(present, list)
             self.present_ids = frozenset(str(p) for p in present)
+            self.take_online(facts)
         status = facts["status"]
         changed = (seats, facts.get("host"), status) != (self.seats, self.seating.host, self.status)
         self.seating = Seating(seats, facts.get("host"))

@@ -203,6 +203,7 @@ async def _apply_owner_facts(mirror: Mirror, facts: JSON) -> None:
         and seq < (mirror.last_seq or 0)
     )
     if older:  # only who is connected is news
+        mirror.take_online(facts)
         present = facts.get("present") or []
         assert isinstance(present, list)
         if frozenset(str(p) for p in present) != mirror.present_ids:

@@ -29,8 +29,8 @@ def facts_of(table: LiveTable, seq: int) -> dict[str, JSON]:
     """The table's public facts as mirrors take them: seats, settings and options, people,
     status, timers, the rematch (``seq``: the publications so far).
 
-    ``present`` is every seated player who has the table open anywhere in the cluster:
-    presence is added up here, at the owner.
+    ``present`` is every seated player who has the table open anywhere in the cluster, and
+    ``online`` how many people have it open anywhere: presence is added up here, at the owner.
     """
     seats = table.seats
     people = {s.player for s in seats if s.player} | {s.left for s in seats if s.left}
@@ -42,6 +42,7 @@ def facts_of(table: LiveTable, seq: int) -> dict[str, JSON]:
         "rematch": table.rematch,
         "people": {p: table.people[p].name for p in sorted(people) if p in table.people},
         "present": sorted(p for p in people if table.present(p)),
+        "online": table.online(),
         "status": table.status,
         "ended": table.ended,
         "started_at": table.started_at,

@@ -12,7 +12,7 @@ each process's mirror (:mod:`bodoge.server.replication.mirror`) renders for its 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, KeysView, Mapping
 from typing import Protocol
 
 from bodoge.core.game import Seat
@@ -76,6 +76,14 @@ class Audience:
 
     def present(self, player_id: str | None) -> bool:
         return player_id is not None and player_id in self._present
+
+    @property
+    def people(self) -> int:
+        """Players with at least one connection here (one, however many tabs)."""
+        return len(self._present)
+
+    def player_ids(self) -> KeysView[str]:
+        return self._present.keys()
 
     def reseat(self, player_id: str, seat: Seat | None) -> list[Subscriber]:
         """Every connection of a player now watches as ``seat``; returns them."""

@@ -155,6 +155,10 @@ class ShownTable:
         """Tabs that have the table open."""
         return len(self.audience)
 
+    def online(self) -> int:
+        """People who have the table open (the summary's ``online``), each once."""
+        return self.audience.people
+
     def _seats_changed(self) -> None:
         self._summary = None
         self.audience.send_all(self._seats_message())
@@ -210,7 +214,8 @@ class ShownTable:
 
     def summary(self) -> dict[str, JSON]:
         """The table as the lobby and every snapshot show it (cached until it changes)."""
-        if self._summary is None:
+        online = self.online()
+        if self._summary is None or self._summary["online"] != online:
             self._summary = {
                 "id": self.id,
                 "game": self.game.id,
@@ -224,6 +229,7 @@ class ShownTable:
                 "seats": self.seats_json(),
                 "n": len(self.steps),
                 "rematch": self.rematch,
+                "online": online,
             }
         return self._summary
 

@@ -164,6 +164,8 @@ class LiveTable(ShownTable):
         #: last said: the players connected there, and how many tabs.
         self._remote_players: dict[str, frozenset[str]] = {}
         self._remote_watchers: dict[str, int] = {}
+        #: The ``online`` the lobby and the mirrors were last told.
+        self._online_told = 0
 
     # --- the task ---------------------------------------------------------------
 
@@ -242,6 +244,15 @@ class LiveTable(ShownTable):
         """Tabs that have the table open, here and (cluster) through other processes."""
         return len(self.audience) + sum(self._remote_watchers.values())
 
+    def online(self) -> int:
+        """People who have the table open, here and (cluster) through other processes."""
+        if not self._remote_players:
+            return self.audience.people
+        people = set(self.audience.player_ids())
+        for players in self._remote_players.values():
+            people |= players
+        return len(people)
+
     @property
     def listed(self) -> bool:
         """Whether the lobby lists the table: only one somebody can join or watch.
@@ -255,17 +266,28 @@ class LiveTable(ShownTable):
             return True
         if self.status != "waiting":
             return False
+        # ``present``: through any process of a cluster, whichever runs the table.
         return not self.seating.full or any(
-            self.audience.present(s.player) or self.host.online(s.player)
-            for s in self.seats
-            if s.player
+            self.present(s.player) or self.host.online(s.player) for s in self.seats if s.player
         )
 
     def _seats_changed(self) -> None:
         self._summary = None
+        self._online_told = self.online()
         self.audience.send_all(self._seats_message())
         self.host.show_in_lobby(self)
         self.host.publisher.facts_changed(self, notify=True)
+
+    def _online_changed(self) -> None:
+        """Someone opened or closed the table: the lobby and the mirrors learn how many people
+        have it open now (a seated player's coming or going told it already)."""
+        online = self.online()
+        if online == self._online_told:
+            return
+        self._online_told = online
+        if self.listed:
+            self.host.show_in_lobby(self)
+        self.host.publisher.facts_changed(self, notify=False)
 
     def _facts_changed(self) -> None:
         """Timers changed without a move: the mirrors learn them (the next move's frame tells
@@ -326,6 +348,7 @@ class LiveTable(ShownTable):
     # --- a game nobody comes back to ------------------------------------------------------
     async def _watched(self) -> None:
         """Keep the store's record of since when nobody has watched this running game."""
+        self._online_changed()
         if self.status != "playing":
             return
         unwatched = None if self.watchers() else now_ms()
