@@ -36,7 +36,7 @@ from bodoge.store import Fenced, MoveRecord, SeatRecord, TableRecord
 from bodoge.store.sql import SqlStore
 from tests.games.relay.game import RelayGame
 from tests.server.test_tables import Tab
-from tests.support.lobby import gone, shown
+from tests.support.lobby import ever_gone, gone, listing, shown
 from tests.support.services import PostgresServer, RedisServer
 
 Make = Callable[..., Any]
@@ -321,6 +321,127 @@ async def test_every_lobby_lists_every_open_table_of_the_cluster(make_node: Make
     for tab in (watcher, late):
         await tab.wait(lambda m: gone(m, table))
     assert (await late.ok("lobby.subscribe"))["tables"] == []
+
+
+def _lists(tab: Tab, table: str, online: int, connected: list[bool]) -> Callable[[], Any]:
+    """Whether the lobby ``tab`` holds lists ``table`` with ``online`` people and those seats
+    connected."""
+
+    async def check() -> bool:
+        summary = listing(tab.transport.sent).get(table)
+        return (
+            summary is not None
+            and summary["online"] == online
+            and [s["connected"] for s in summary["seats"]] == connected
+        )
+
+    return check
+
+
+def _unlisted(tab: Tab, table: str) -> Callable[[], Any]:
+    async def check() -> bool:
+        return table not in listing(tab.transport.sent)
+
+    return check
+
+
+async def _subscribed(server: Server) -> dict[str, dict[str, Any]]:
+    """The lobby a new watcher on ``server`` starts from, by table id."""
+    (late,) = await _players(server, 1)
+    return {t["id"]: t for t in (await late.ok("lobby.subscribe"))["tables"]}
+
+
+@pytest.mark.parametrize("runs_it", ["creator", "third", "joiner"])
+async def test_a_full_table_its_people_have_open_anywhere_is_listed_everywhere(
+    make_node: Make, runs_it: str
+) -> None:
+    """Issue 33: a two-player table made through a and run by a, b or c; its host opens it
+    through a, the second person joins and opens it through c. Every lobby of every process
+    lists it all along, with both people and ``online`` counted across the processes."""
+    a, b, c = await make_node(), await make_node(), await make_node()
+    owner = {"creator": a, "third": b, "joiner": c}[runs_it]
+    _reach(a).placement.target = lambda: None if owner is a else owner.process  # type: ignore[method-assign]
+    watchers = [(await _players(node, 1))[0] for node in (a, b, c)]
+    for watcher in watchers:
+        await watcher.ok("lobby.subscribe")
+    (host,) = await _players(a, 1)
+    (guest,) = await _players(c, 1)
+    table = (await host.ok("table.create", game="relay", options={"players": 2}))["table"]
+    assert (await _owner(a, table))[0] == owner.process
+    await host.ok("table.open", table=table)
+    for watcher in watchers:
+        await _until(_lists(watcher, table, 1, [True, False]))
+    await guest.ok("table.join", table=table)  # full now
+    await guest.ok("table.open", table=table)
+    for watcher in watchers:
+        await _until(_lists(watcher, table, 2, [True, True]))
+        assert not ever_gone(watcher.transport.sent, table)
+    for node in (a, b, c):
+        listed = await _subscribed(node)
+        assert listed[table]["online"] == 2, node.process
+    http = httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=Starlette(routes=api_routes(b))), base_url="http://b"
+    )
+    async with http:
+        over_http = {t["id"]: t for t in (await http.get("/api/tables")).json()["tables"]}
+    assert over_http[table]["online"] == 2
+    # A spectator through b counts too, once however many tabs, until their last one closes.
+    spectator, second_tab = Tab(b), Tab(b)
+    welcome = await spectator.ok("hello", name="watching")
+    await second_tab.ok("hello", token=welcome["token"])
+    for tab in (spectator, second_tab):
+        await tab.ok("table.open", table=table)
+    for watcher in watchers:
+        await _until(_lists(watcher, table, 3, [True, True]))
+    for tab in (spectator, second_tab):
+        await tab.ok("table.close", table=table)
+    await guest.ok("table.close", table=table)  # the host still has it open: still listed
+    for watcher in watchers:
+        await _until(_lists(watcher, table, 1, [True, False]))
+    await host.ok("table.close", table=table)
+    for tab in (host, guest):
+        await tab.conn.gone()
+    # Nobody can join it, nobody is there to start it: off every list.
+    for watcher in watchers:
+        await _until(_unlisted(watcher, table))
+    for node in (a, b, c):
+        assert table not in await _subscribed(node)
+
+
+async def test_the_people_of_a_dead_process_stop_counting_in_every_lobby(make_node: Make) -> None:
+    """b runs the table; its host has it open through a, its second person through c, which
+    dies: within c's lease every lobby counts the host alone, and lists the table until the
+    host closes it too."""
+    a, b, c = await make_node(), await make_node(), await make_node()
+    _reach(a).placement.target = lambda: b.process  # type: ignore[method-assign]
+    watchers = [(await _players(node, 1))[0] for node in (a, b)]
+    for watcher in watchers:
+        await watcher.ok("lobby.subscribe")
+    (host,) = await _players(a, 1)
+    (guest,) = await _players(c, 1)
+    table = (await host.ok("table.create", game="relay", options={"players": 2}))["table"]
+    await guest.ok("table.join", table=table)
+    for tab in (host, guest):
+        await tab.ok("table.open", table=table)
+    for watcher in watchers:
+        await _until(_lists(watcher, table, 2, [True, True]))
+    # c dies without a word: its lease (1 s here) runs out, and with it who it said was there.
+    await c.cluster.ownership.stop()
+    async with a.store.engine.begin() as conn:  # type: ignore[attr-defined]
+        await conn.execute(
+            sa.text("UPDATE cluster_processes SET expires_at = 0 WHERE id = :me"),
+            {"me": c.process},
+        )
+    for watcher in watchers:
+        await _until(_lists(watcher, table, 1, [True, False]), timeout=5)
+        assert not ever_gone(watcher.transport.sent, table)
+    for node in (a, b):
+        assert (await _subscribed(node))[table]["online"] == 1
+    await host.ok("table.close", table=table)  # the host is connected to a, not to b
+    for watcher in watchers:
+        await _until(_unlisted(watcher, table))
+    for node in (a, b):
+        assert table not in await _subscribed(node)
 
 
 async def test_a_replica_that_missed_a_publication_catches_up(make_node: Make) -> None:

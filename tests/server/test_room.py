@@ -9,15 +9,17 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+from starlette.applications import Starlette
 
 from bodoge.core.values import JSON
 from bodoge.games import registry
+from bodoge.server.edge.api import api_routes
 from bodoge.server.wiring import Server
 from tests.server.tagiron_play import play_seat
 from tests.server.test_tables import Tab, _relay, _tabs, make_server, server
 from tests.support.client import Client
 from tests.support.live_server import LiveServer
-from tests.support.lobby import gone, shown
+from tests.support.lobby import gone, listing, shown
 
 __all__ = ["make_server", "server"]  # fixtures
 
@@ -422,3 +424,46 @@ async def test_a_running_game_stays_listed_for_watchers(make_server: Callable[..
         await tab.conn.gone()
     listed = await watcher.ok("lobby.subscribe")
     assert table in [t["id"] for t in listed["tables"]]
+
+
+async def test_online_counts_the_people_who_have_a_table_open(server: Server) -> None:
+    """The summary's ``online``: each person once however many tabs, seated or watching; the
+    lobby follows it as people come and go, and so do a snapshot and the HTTP API."""
+    host, second_tab = Tab(server), Tab(server)
+    token = (await host.ok("hello", name="host"))["token"]
+    await second_tab.ok("hello", token=token)
+    guest, spectator, watcher = await _tabs(server, 3)
+    await watcher.ok("lobby.subscribe")
+    table = (await host.ok("table.create", game="relay", options={"players": 2}))["table"]
+
+    async def lobby_says(online: int) -> None:
+        await watcher.wait(
+            lambda m: listing(watcher.transport.sent).get(table, {}).get("online") == online
+        )
+
+    await lobby_says(0)
+    snapshot = await host.ok("table.open", table=table)
+    assert snapshot["table"]["online"] == 1  # the one opening it counts
+    await lobby_says(1)
+    await second_tab.ok("table.open", table=table)
+    await guest.ok("table.join", table=table)
+    await guest.ok("table.open", table=table)
+    await spectator.ok("table.open", table=table)
+    await lobby_says(3)
+    http = httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=Starlette(routes=api_routes(server))), base_url="http://s"
+    )
+    async with http:
+        assert (await http.get(f"/api/tables/{table}")).json()["online"] == 3
+        listed = {t["id"]: t for t in (await http.get("/api/tables")).json()["tables"]}
+        assert listed[table]["online"] == 3
+    assert (await watcher.ok("lobby.subscribe"))["tables"][0]["online"] == 3
+    await host.ok("table.start", table=table)  # a running game is listed: watchers count
+    await spectator.ok("table.close", table=table)
+    await lobby_says(2)
+    await host.ok("table.close", table=table)  # the host's other tab still has it open
+    await guest.conn.gone()
+    await lobby_says(1)
+    await second_tab.ok("table.close", table=table)
+    await lobby_says(0)
+    assert (await watcher.ok("lobby.subscribe"))["tables"][0]["online"] == 0

@@ -70,6 +70,8 @@ class Mirror(ShownTable):
         self.presence_task: asyncio.Task[None] | None = None
         self.stale = False
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []
+        #: The people here when the owner was last asked to count them.
+        self._people_told: frozenset[str] = frozenset()
 
     def present(self, player_id: str | None) -> bool:
         return player_id is not None and (
@@ -82,6 +84,13 @@ class Mirror(ShownTable):
 
     def _presence_changed(self) -> None:
         self.manager.report_presence(self)
+
+    async def _watched(self) -> None:
+        # A spectator's first tab here changes the table's ``online`` too: the owner counts.
+        people = frozenset(self.audience.player_ids())
+        if people != self._people_told:
+            self._people_told = people
+            self.manager.report_presence(self)
 
     def _close(self) -> None:
         self._inbox.close()
