@@ -26,6 +26,10 @@ def test_lobby_shows_tables_live_and_speaks_both_languages(open_page, screenshot
     card = guest.locator(f"[data-table={table}]")
     card.wait_for()
     assert "はなこ" in card.inner_text()
+    # The host is in the waiting room: one person has the table open.
+    online = card.locator("[data-testid=table-online]")
+    online.wait_for()
+    assert online.inner_text().strip() == "1人がいます"
     ui.screenshots(guest, screenshot_dir, "lobby", user_texts=["はなこ", "Mika"])
 
     # Joining by click lands in the waiting room; the host sees the seat taken live.
@@ -36,6 +40,26 @@ def test_lobby_shows_tables_live_and_speaks_both_languages(open_page, screenshot
     )
     start = host.locator("[data-testid=start]")
     assert not start.is_disabled()
+    # A passer-by's lobby, in English, counts both people at the (full) table live.
+    passer, _ = open_page("/")
+    ui.sign_in(passer, "Rin")
+    ui.set_lang(passer, "en")
+    passer.click("[data-testid=filter-running]")
+    passer.wait_for_function(
+        "t => document.querySelector(`[data-table=${t}] [data-testid=table-online]`)"
+        "?.innerText.trim() === '2 people here'",
+        arg=table,
+    )
+    # The host leaves the waiting room for the lobby: one person is left there.
+    room = host.url
+    host.goto(room.split("/t/")[0] + "/")
+    passer.wait_for_function(
+        "t => document.querySelector(`[data-table=${t}] [data-testid=table-online]`)"
+        "?.innerText.trim() === '1 person here'",
+        arg=table,
+    )
+    host.goto(room)
+    host.wait_for_selector("[data-testid=seats]")
     # The host can take the bot out again and put one back at another level.
     host.click("[data-testid=remove-bot-2]")
     host.wait_for_selector("[data-testid=add-bot-2]")

@@ -586,6 +586,9 @@ export function mountLobby(root, app) {
           summary.status === "waiting" ? t("status.waiting") : t("status.playing"),
         ),
         summary.status === "waiting" && free > 0 && h("span", { class: "muted small" }, t("lobby.seats_free", { count: free })),
+        // How many people have the table open now, on any process of a cluster.
+        summary.online > 0 &&
+          h("span", { class: "muted small table-online", dataset: { testid: "table-online" } }, icon("user", "icon icon--xs"), t("lobby.online", { count: summary.online })),
       ),
       h(
         "ul",

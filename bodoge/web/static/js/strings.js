@@ -113,6 +113,7 @@ export const SHELL_STRINGS = {
     "lobby.join": "参加する",
     "lobby.watch": "観戦する",
     "lobby.seats_free": "空き{count}席",
+    "lobby.online": "{count}人がいます",
 
     "status.waiting": "募集中",
     "status.playing": "対局中",
@@ -499,6 +500,8 @@ export const SHELL_STRINGS = {
     "lobby.watch": "Watch",
     "lobby.seats_free.one": "{count} seat free",
     "lobby.seats_free.other": "{count} seats free",
+    "lobby.online.one": "{count} person here",
+    "lobby.online.other": "{count} people here",
 
     "status.waiting": "Open",
     "status.playing": "Playing",
