@@ -29,6 +29,7 @@ from bodoge.server.replication.mirror import Mirror
 from bodoge.server.replication.publishing import TablePublisher
 from bodoge.server.runtime.config import Quotas, ServerConfig
 from bodoge.server.runtime.protocol import ProtocolError
+from bodoge.server.runtime.table import LiveTable
 from bodoge.server.services.accounts import SIGNED_OUT
 from bodoge.server.services.devices import Device
 from bodoge.server.wiring import Server
@@ -420,9 +421,9 @@ async def test_the_people_of_a_dead_process_stop_counting_in_every_lobby(make_no
     (host,) = await _players(a, 1)
     (guest,) = await _players(c, 1)
     table = (await host.ok("table.create", game="relay", options={"players": 2}))["table"]
+    await host.ok("table.open", table=table)
     await guest.ok("table.join", table=table)
-    for tab in (host, guest):
-        await tab.ok("table.open", table=table)
+    await guest.ok("table.open", table=table)
     for watcher in watchers:
         await _until(_lists(watcher, table, 2, [True, True]))
     # c dies without a word: its lease (1 s here) runs out, and with it who it said was there.
@@ -442,6 +443,46 @@ async def test_the_people_of_a_dead_process_stop_counting_in_every_lobby(make_no
         await _until(_unlisted(watcher, table))
     for node in (a, b):
         assert table not in await _subscribed(node)
+
+
+async def test_a_table_loaded_anew_keeps_its_place_in_every_lobby(make_node: Make) -> None:
+    """The process that runs a full table lets it go and loads it again (as a process taking
+    it over does): until the processes its people have it open through have told it so, it
+    stays listed, so no lobby drops it and lists it again."""
+    a, b, c = await make_node(), await make_node(), await make_node()
+    _reach(a).placement.target = lambda: b.process  # type: ignore[method-assign]
+    watchers = [(await _players(node, 1))[0] for node in (a, b, c)]
+    for watcher in watchers:
+        await watcher.ok("lobby.subscribe")
+    (host,) = await _players(a, 1)
+    (guest,) = await _players(c, 1)
+    table = (await host.ok("table.create", game="relay", options={"players": 2}))["table"]
+    await host.ok("table.open", table=table)
+    await guest.ok("table.join", table=table)
+    await guest.ok("table.open", table=table)
+    for watcher in watchers:
+        await _until(_lists(watcher, table, 2, [True, True]))
+    epoch = (await _owner(b, table))[1]
+    await b.tables.call(table, LiveTable.let_go)
+
+    async def released() -> bool:
+        return (await _owner(b, table))[0] is None
+
+    await _until(released)
+    again = await b.tables.get(table)  # claimed anew: it knows nobody's presence yet
+    assert (await _owner(b, table)) == (b.process, epoch + 1)
+    assert again.listed
+    for watcher in watchers:
+        await _until(_lists(watcher, table, 2, [True, True]))
+    await asyncio.sleep(1.5)  # the grace (the lease, 1 s here) is over
+    for watcher in watchers:
+        assert await _lists(watcher, table, 2, [True, True])()
+        assert not ever_gone(watcher.transport.sent, table)
+    # After the grace, nobody there is nobody there: both close it and leave.
+    for tab in (host, guest):
+        await tab.ok("table.close", table=table)
+    for watcher in watchers:
+        await _until(_unlisted(watcher, table))
 
 
 async def test_a_replica_that_missed_a_publication_catches_up(make_node: Make) -> None:

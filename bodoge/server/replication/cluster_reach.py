@@ -50,6 +50,9 @@ class ClusterReach:
         self.mirrors.ask_owner = self.forwarder.ask_owner
         self.owner = OwnerEnd(tables, cluster, self.publisher)
         self.placement = Placement(tables, cluster)
+        # The mirrors answer a new owner's first publication at once; a lease leaves room
+        # for a retry or two.
+        self.presence_grace = cluster.ownership.lease
 
     async def start(self) -> None:
         self.owner.start()

@@ -115,6 +115,10 @@ class Reach(Publisher, Protocol):
     async def hosted_waiting(self, player_id: str) -> int:
         """How many waiting tables ``player_id`` hosts, wherever they run."""
 
+    #: Seconds a table this process took over waits to hear who has it open through other
+    #: processes before the lobby may drop it (:meth:`LiveTable.await_presence`); 0 alone.
+    presence_grace: float
+
     def started(self, table: LiveTable) -> None:
         """A table now runs here (a mirror's connections, in a cluster, move to it)."""
 
@@ -127,6 +131,8 @@ class Reach(Publisher, Protocol):
 
 class LocalReach:
     """One process: every table runs here; nobody hears of a change, nothing is claimed."""
+
+    presence_grace = 0.0
 
     def __init__(self, tables: Tables) -> None:
         self.tables = tables

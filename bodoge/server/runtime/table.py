@@ -166,6 +166,9 @@ class LiveTable(ShownTable):
         self._remote_watchers: dict[str, int] = {}
         #: The ``online`` the lobby and the mirrors were last told.
         self._online_told = 0
+        #: Taken over (cluster): until this fires, who has the table open through the other
+        #: processes may not be known yet (see :meth:`await_presence`).
+        self._presence_due: asyncio.TimerHandle | None = None
 
     # --- the task ---------------------------------------------------------------
 
@@ -210,6 +213,7 @@ class LiveTable(ShownTable):
 
     def _close(self) -> None:
         """Leave memory: the store keeps the table; pending callers look it up again."""
+        self._presence_known_now()
         self._alarm.close()
         self.idle.cancel()
         self.host.forget(self)
@@ -226,6 +230,7 @@ class LiveTable(ShownTable):
 
     def stop(self) -> None:
         """Shut down with the server (the store keeps everything)."""
+        self._presence_known_now()
         self._inbox.stop()
         self._alarm.cancel()
         self.idle.cancel()
@@ -267,9 +272,32 @@ class LiveTable(ShownTable):
         if self.status != "waiting":
             return False
         # ``present``: through any process of a cluster, whichever runs the table.
-        return not self.seating.full or any(
-            self.present(s.player) or self.host.online(s.player) for s in self.seats if s.player
+        return (
+            not self.seating.full
+            or self._presence_due is not None
+            or any(
+                self.present(s.player) or self.host.online(s.player) for s in self.seats if s.player
+            )
         )
+
+    def await_presence(self, seconds: float) -> None:
+        """This process has just taken the table over (cluster): the processes its people
+        have it open through tell it so within moments (their mirrors answer its first
+        publication).  Until then, or ``seconds``, a full waiting table stays listed, rather
+        than leave every lobby and come back."""
+        if self.status == "waiting" and self._presence_due is None:
+            loop = asyncio.get_running_loop()
+            self._presence_due = loop.call_later(seconds, self.post, self._presence_known)
+
+    async def _presence_known(self) -> None:
+        self._presence_due = None
+        if self.status == "waiting":
+            self.host.show_in_lobby(self)  # or off the list, if nobody came
+
+    def _presence_known_now(self) -> None:
+        if self._presence_due is not None:
+            self._presence_due.cancel()
+            self._presence_due = None
 
     def _seats_changed(self) -> None:
         self._summary = None

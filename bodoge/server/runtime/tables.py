@@ -126,6 +126,12 @@ class Tables:
     def known(self, player_id: str, name: str) -> Player:
         return self.players.hold(player_id, name)
 
+    def _taken(self, table: LiveTable) -> None:
+        """A stored table runs here from now on: in a cluster, people may have it open
+        through other processes, which have yet to tell this one."""
+        if self.reach.presence_grace:
+            table.await_presence(self.reach.presence_grace)
+
     def _started(self, table: LiveTable) -> None:
         table.start()
         self.reach.started(table)
@@ -178,6 +184,7 @@ class Tables:
                 log.exception("table %s cannot be brought back", bundle.table.id)
                 continue
             self.live[table.id] = table
+            self._taken(table)
             self._started(table)
         return len(self.live)
 
@@ -214,6 +221,7 @@ class Tables:
             return self.live.get(table_id)
         table = LiveTable.restore(self, self.games[bundle.table.game], bundle)
         self.live[table_id] = table
+        self._taken(table)
         self._started(table)
         if table.status != "finished":  # a running table back from the store
             self.lobby.changed(table)
@@ -393,6 +401,7 @@ class Tables:
                 log.exception("table %s cannot be taken over", table_id)
                 continue
             self.live[table_id] = table
+            self._taken(table)
             self._started(table)
             if table.status != "finished":
                 self.lobby.changed(table)
