@@ -58,8 +58,10 @@ class Mirror(ShownTable):
     last_seq: int | None = None
     #: Seated players connected anywhere, as the owner last said.
     present_ids: frozenset[str] = frozenset()
-    #: People with the table open anywhere, as the owner last said (``None``: not said yet).
+    #: People with the table open anywhere, as the owner last said (``None``: not said yet),
+    #: and those here it had been told of then.
     online_told: int | None = None
+    people_counted: frozenset[str] = frozenset()
 
     def follow(self, manager: Mirrors, owner: str | None, subscription: Subscription) -> None:
         """Start following the owner's publications (``subscription``) for ``manager``."""
@@ -79,8 +81,13 @@ class Mirror(ShownTable):
         )
 
     def online(self) -> int:
-        # The owner adds up every process's people; until it has said, those here.
-        return self.audience.people if self.online_told is None else self.online_told
+        # The owner adds up every process's people; those who came or went here since it was
+        # told are counted here meanwhile (the snapshot of a tab opening here counts its own).
+        if self.online_told is None:
+            return self.audience.people
+        here = frozenset(self.audience.player_ids())
+        came, went = here - self.people_counted, self.people_counted - here
+        return max(0, self.online_told + len(came) - len(went))
 
     def _presence_changed(self) -> None:
         self.manager.report_presence(self)

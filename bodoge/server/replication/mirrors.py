@@ -98,6 +98,11 @@ class Mirrors:
             await subscription.cancel()
             raise
         mirror.follow(self, owner, subscription)
+        # Until the owner answers, the people it counted as the lobby last heard (none of
+        # them through this process: it had no mirror).
+        listed = self.tables.lobby.remote.get(table_id)
+        if listed is not None:
+            mirror.take_online(listed)
         self.mirrors[table_id] = mirror
         self._buffers.pop(table_id, None)
         mirror.start()
@@ -181,6 +186,7 @@ class Mirrors:
                 continue
             if answer is None:  # this process runs the table now
                 break
+            mirror.people_counted = frozenset(players)
             if not mirror.closed:
                 mirror.post(_apply_owner_facts, mirror, answer)
         if not mirror.closed and not len(mirror.audience):
