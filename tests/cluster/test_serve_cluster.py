@@ -446,13 +446,13 @@ async def test_the_people_of_a_dead_process_stop_counting_in_every_lobby(make_no
         assert table not in await _subscribed(node)
 
 
-async def test_a_table_loaded_anew_keeps_its_place_in_every_lobby(make_node: Make) -> None:
-    """The process that runs a full table lets it go and loads it again (as a process taking
-    it over does): until the processes its people have it open through have told it so, it
-    stays listed, so no lobby drops it and lists it again."""
-    a, b, c = await make_node(), await make_node(), await make_node()
+async def test_a_table_taken_over_keeps_its_place_in_every_lobby(make_node: Make) -> None:
+    """b lets a full table go and d, where none of its people is, takes it: until the
+    processes its people have it open through have told d so, it stays listed, so no lobby
+    drops it and lists it again; after that, it goes when they do."""
+    a, b, c, d = await make_node(), await make_node(), await make_node(), await make_node()
     _reach(a).placement.target = lambda: b.process  # type: ignore[method-assign]
-    watchers = [(await _players(node, 1))[0] for node in (a, b, c)]
+    watchers = [(await _players(node, 1))[0] for node in (a, b, c, d)]
     for watcher in watchers:
         await watcher.ok("lobby.subscribe")
     (host,) = await _players(a, 1)
@@ -470,16 +470,16 @@ async def test_a_table_loaded_anew_keeps_its_place_in_every_lobby(make_node: Mak
         return (await _owner(b, table))[0] is None
 
     await _until(released)
-    again = await b.tables.get(table)  # claimed anew: it knows nobody's presence yet
-    assert (await _owner(b, table)) == (b.process, epoch + 1)
-    assert again.listed
+    taken = await d.tables.get(table)  # d knows nobody's presence yet
+    assert (await _owner(d, table)) == (d.process, epoch + 1)
+    assert taken.listed
     for watcher in watchers:
         await _until(_lists(watcher, table, 2, [True, True]))
     await asyncio.sleep(1.5)  # the grace (the lease, 1 s here) is over
     for watcher in watchers:
         assert await _lists(watcher, table, 2, [True, True])()
         assert not ever_gone(watcher.transport.sent, table)
-    # After the grace, nobody there is nobody there: both close it and leave.
+    # After the grace, nobody there is nobody there: both close it.
     for tab in (host, guest):
         await tab.ok("table.close", table=table)
     for watcher in watchers:

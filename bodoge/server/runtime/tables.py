@@ -128,8 +128,9 @@ class Tables:
 
     def _taken(self, table: LiveTable) -> None:
         """A stored table runs here from now on: in a cluster, people may have it open
-        through other processes, which have yet to tell this one."""
-        if self.reach.presence_grace:
+        through other processes, which have yet to tell this one.  One the lobby lists (as
+        its last owner said) keeps its place meanwhile."""
+        if self.reach.presence_grace and table.id in self.lobby.remote:
             table.await_presence(self.reach.presence_grace)
 
     def _started(self, table: LiveTable) -> None:
