@@ -121,7 +121,7 @@ async def test_a_new_owner_counts_the_people_of_every_process(
 ) -> None:
     """The process that runs the table is killed while both people have it open through
     the two others: whichever takes it over lists it with both, and no lobby drops it."""
-    processes, through, runs, other, host, table = await _spread_table(make_process, engine)
+    _, through, runs, other, host, table = await _spread_table(make_process, engine)
     watchers = [await Client.connect(p.ws_url, f"w{i}") for i, p in enumerate((through, other))]
     for watcher in watchers:
         await watcher.ok("lobby.subscribe")
