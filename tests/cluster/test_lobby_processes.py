@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from tests.cluster.test_processes import LEASE, _stored, engine, make_process
@@ -94,8 +95,11 @@ async def test_a_full_table_opened_through_two_processes_is_listed_by_every_proc
     await guest.ok("table.open", table=table)
     for watcher in watchers:
         await _shows(watcher, table, 2, [True, True])
-    for process in processes:
-        assert (await _subscribed(process))[table]["online"] == 2
+    async with httpx.AsyncClient(timeout=20) as http:
+        for process in processes:
+            assert (await _subscribed(process))[table]["online"] == 2
+            listed = (await http.get(f"{process.url}api/tables")).json()["tables"]
+            assert {t["id"]: t["online"] for t in listed}[table] == 2
     # The guest's process is killed: within its lease every other lobby counts the host
     # alone, and still lists the table (its host has it open).
     loop = asyncio.get_running_loop()
