@@ -13,8 +13,12 @@ the window: the time the table itself gives a person to read an answer, see
 that one combination is left and declare (the server's reaction window,
 ``bodoge.server.runtime.pace``, at the normal pace).  A bot declaring a tenth
 of a second after the answer took nothing from a person.  A history without
-the moves' times (a selfplay game) counts instead any move by another seat
-but the first in the window: that one may simply have been quicker.
+the moves' times (a selfplay game) counts instead any question or pass by
+another seat but the first in the window: that one may simply have been
+quicker.  Other seats' declarations do not count there: they race to the same
+answer (in selfplay the seats that may declare are asked before the seat
+whose turn it is, so a seat certain on its own turn sees the others declare
+first).
 
 The charge is :data:`MISSED_COST` points times the chance the seat's likeliest
 target had then: 10 for a certainty, 5 for a 50% gamble the expert would have
@@ -118,7 +122,7 @@ def _charge(
     """The one charge of a window: at its first move that shows the seat had the chance."""
     opened = window[0].t
     start = _time(times, opened)
-    others = 0  # moves by other seats so far in the window
+    others = 0  # questions and passes by other seats so far in the window
     for m in window:
         if m.mover is None:
             break
@@ -126,11 +130,14 @@ def _charge(
             if m.kind == "declaration":
                 return None  # declared within the window: nobody moved past it in time
             return MissedChance(m.t + 1, m.probability, m.certain, opened, "own_turn")
-        others += 1  # noqa: SIM113 - it counts other seats' moves only
         at = _time(times, m.t + 1)
         if start is not None and at is not None:
             if at - start >= REACTION_SECONDS:
                 return MissedChance(m.t + 1, m.probability, m.certain, opened, "waited")
-        elif others > 1:
+            continue
+        if m.kind == "declaration":
+            continue  # a race to the same answer: no sign the seat had time
+        others += 1
+        if others > 1:
             return MissedChance(m.t + 1, m.probability, m.certain, opened, "later")
     return None

@@ -450,8 +450,9 @@ def test_the_expert_scores_above_the_normal_bot_in_the_same_games() -> None:
 
 def test_out_of_turn_the_first_move_by_another_seat_is_not_a_missed_chance() -> None:
     """3–4 players, no times known (selfplay): in a window of moments where the seat
-    should have declared, the first move by another seat may have been quicker; the
-    window is charged once, at its first own question or pass or at a further move."""
+    should have declared, the first question or pass by another seat may have been
+    quicker and other seats' declarations race to the same answer; the window is charged
+    once, at its first own question or pass or at a further question or pass."""
     from bodoge.games.tagiron.ai.group import GroupExpert
     from bodoge.games.tagiron.ai.situation import Situation
     from bodoge.games.tagiron.review import known
@@ -481,10 +482,13 @@ def test_out_of_turn_the_first_move_by_another_seat_is_not_a_missed_chance() -> 
                     others, charged = 0, False  # a new window
                 if charged:
                     continue  # one charge per window
-                if record.moves[t][0] == seat:
+                mover, move = record.moves[t]
+                if mover == seat:
                     expected.append(t + 1)
                     charged = True
                     continue
+                if isinstance(move, Declare):
+                    continue  # another seat's declaration: a race, not time the seat had
                 others += 1
                 if others > 1:
                     expected.append(t + 1)

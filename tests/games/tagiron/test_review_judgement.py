@@ -262,8 +262,11 @@ def test_a_bot_declaring_a_tenth_of_a_second_after_the_answer_took_no_chance() -
     }
     # the history's times reach the review (the game is not over: allowed here)
     assert review_history(history, unfinished=True).seats[0].missed == ()
-    # without the times, the second quick declaration would count as waiting
-    assert [m.n for m in review_seat(views[0], 0).missed] == [6]
+    # without the times, other seats' declarations are a race, not a chance had
+    assert review_seat(views[0], 0).missed == ()
+    # had seat 2 declared 6 s after the answer, seat 0 would have had the time
+    slow = [0.0, 4.0, 8.0, 12.0, 12.1, 18.0, 19.0]
+    assert [(m.n, m.why) for m in review_seat(views[0], 0, times=slow).missed] == [(6, "waited")]
 
 
 def test_the_reaction_window_is_the_servers() -> None:
@@ -277,6 +280,27 @@ def test_the_reaction_window_is_the_servers() -> None:
 
 def moment(t: int, should: bool, p: float, mover: int | None, kind: str | None = "question"):
     return Moment(t, should, p, p >= 1.0, mover, kind)
+
+
+def test_without_times_other_seats_declarations_are_a_race_not_a_chance_had() -> None:
+    """A selfplay game has no times: seat 0, certain after move 4 on its own turn, sees
+    seats 1 and 2 declare first (the seats that may declare are asked before the seat
+    whose turn it is), then declares.  No chance was let go; two questions by others
+    would have shown one."""
+    before = [moment(t, False, 0.0, t % 4) for t in range(4)]
+    raced = [
+        moment(4, True, 1.0, 1, "declaration"),
+        moment(5, True, 1.0, 2, "declaration"),
+        moment(6, False, 0.0, 0, "declaration"),
+    ]
+    assert missed_chances(4, 0, before + raced) == []
+    waited = [
+        moment(4, True, 1.0, 1, "declaration"),
+        moment(5, True, 1.0, 2),
+        moment(6, True, 1.0, 3),
+        moment(7, False, 0.0, 0, "declaration"),
+    ]
+    assert [(m.n, m.why) for m in missed_chances(4, 0, before + waited)] == [(7, "later")]
 
 
 def test_a_gamble_is_charged_by_its_chance_once_per_window_and_named_as_a_gamble() -> None:
