@@ -4,7 +4,9 @@
 * ``assist``: a companion for a game at a real table;
 * ``selfplay``: bots against bots, with win rates and confidence intervals,
   or ``--solo LEVEL[,LEVEL…]``: questions a lone asker needs until certain
-  (several levels on the same deals, each compared with the first);
+  (several levels on the same deals, each compared with the first), or
+  ``--review [--dump FILE]``: each level's mean review score with its 95%
+  interval (and every game's reviews, a JSON line each, to study offline);
 * ``play``: one person against a bot in the terminal (2 players);
 * ``review GAME.json [--json]``: a finished game's review, every seat judged
   from what it knew (a history as ``GET /api/tables/{id}/history`` returns it).
@@ -15,11 +17,12 @@ Handlers return the exit status: 0, or 2 for a bad position or bad arguments.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from rich.console import Console
 
@@ -78,6 +81,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--review",
         action="store_true",
         help="review every game and print each level's mean review score",
+    )
+    selfplay.add_argument(
+        "--dump",
+        metavar="FILE",
+        help="with --review: write each game's reviews to FILE, one JSON line a game",
     )
     selfplay.add_argument(
         "--rate",
@@ -199,12 +207,19 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         return _error(str(exc))
     if args.review:
         scores = sp.ScoreTally(levels)
-        with progress(" vs ".join(levels) + " (reviewed)") as bar:
+        try:
+            dump = open(args.dump, "w", encoding="utf-8") if args.dump else None  # noqa: SIM115
+        except OSError as exc:
+            return _error(f"cannot write {args.dump}: {exc.strerror}")
+        with dump or contextlib.nullcontext(), progress(" vs ".join(levels) + " (reviewed)") as bar:
             task = bar.add_task("", total=args.games)
             for reviewed in sp.run_reviews(
                 args.players, levels, args.games, args.seed, jobs=args.jobs
             ):
                 scores.add(reviewed)
+                if dump is not None:  # a line a game as it ends: a long run can be read meanwhile
+                    dump.write(json.dumps(_dumped(reviewed), ensure_ascii=False) + "\n")
+                    dump.flush()
                 bar.advance(task)
         render_scores(console, scores, args.players)
         return 0
@@ -216,6 +231,18 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
             bar.advance(task)
     render_tally(console, tally)
     return 0
+
+
+def _dumped(reviewed: Any) -> dict[str, JSON]:
+    record = reviewed.record
+    return {
+        "seed": record.seed,
+        "levels": list(record.levels),
+        "places": list(record.places),
+        "seconds": round(reviewed.seconds, 4),
+        "cpu_seconds": round(reviewed.cpu_seconds, 4),
+        "seats": list(reviewed.seats),
+    }
 
 
 def _print_rate(console: Console, args: argparse.Namespace) -> int:

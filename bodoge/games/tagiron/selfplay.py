@@ -411,6 +411,8 @@ class ReviewedGame:
     #: Processor seconds the review took (the wall-clock ``seconds`` grow with the load
     #: of a shared machine; these do not).
     cpu_seconds: float = 0.0
+    #: Each seat's whole review (``SeatReview.to_json``), to study the scores offline.
+    seats: tuple[dict, ...] = field(default=(), compare=False)
 
 
 def review_record(record: GameRecord, shared: dict | None = None) -> ReviewedGame:
@@ -433,7 +435,8 @@ def review_record(record: GameRecord, shared: dict | None = None) -> ReviewedGam
     cpu_seconds = time.process_time() - cpu
     parts = tuple((s.accuracy, s.share, len(s.missed), s.hasty) for s in review.seats)
     scores = tuple(s.score for s in review.seats)
-    return ReviewedGame(record, scores, seconds, parts, cpu_seconds)
+    seats = tuple(s.to_json() for s in review.seats)
+    return ReviewedGame(record, scores, seconds, parts, cpu_seconds, seats)
 
 
 def _review_many(args: tuple[int, tuple[str, ...], int, list[int]]) -> list[ReviewedGame]:

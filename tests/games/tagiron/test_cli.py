@@ -199,3 +199,24 @@ def test_selfplay_review_prints_each_levels_mean_score(capsys) -> None:
     assert "3 games, 3 players" in out and "Review score by level" in out
     assert "normal" in out and "easy" in out and "A game's review took" in out
     assert "normal − easy in the same games:" in out
+
+
+def test_selfplay_review_dumps_every_games_reviews(tmp_path, capsys) -> None:
+    """``--dump``: one JSON line a game, each seat's whole review, whose scores are the
+    ones the table averages."""
+    path = tmp_path / "reviews.jsonl"
+    args = ["tagiron", "selfplay", "--players", "2", "--bots", "normal,easy", "--games", "2"]
+    assert main([*args, "--review", "--dump", str(path)]) == 0
+    games = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [g["levels"] for g in games] == [["normal", "easy"], ["easy", "normal"]]
+    for g in games:
+        assert [s["seat"] for s in g["seats"]] == [0, 1]
+        for s in g["seats"]:
+            raw = 100 * s["accuracy"] - s["missed_cost"] - 10 * s["hasty"]
+            assert s["score"] == max(0, round(raw))
+    easy = [s["score"] for g in games for s in g["seats"] if g["levels"][s["seat"]] == "easy"]
+    assert f"{sum(easy) / len(easy):.1f}" in capsys.readouterr().out
+    # a file that cannot be written: said before any game is played
+    bad = str(tmp_path / "no such folder" / "x.jsonl")
+    assert main([*args, "--review", "--dump", bad]) == 2
+    assert capsys.readouterr().err.startswith(f"error: cannot write {bad}: ")
