@@ -8,7 +8,6 @@ long the browser takes from a game event's arrival to the frame that shows it.
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 import statistics
@@ -28,18 +27,6 @@ STATE_JS = """
   return null;
 }
 """
-
-
-def _has_assistant() -> bool:
-    """Whether the game's assistant hook (``assist.analyse_view``) exists yet."""
-    try:
-        module = importlib.import_module("bodoge.games.tagiron.assist")
-    except ImportError:
-        return False
-    return hasattr(module, "analyse_view")
-
-
-HAS_ASSISTANT = _has_assistant()
 
 
 def candidates(page) -> int | None:
@@ -77,11 +64,10 @@ def test_four_player_game_against_bots(open_page, screenshot_dir, capsys):
         # The first turn of ours with a few answers on the log (easy bots may
         # finish a 4-player game quickly: everyone answers every question).
         if not shot and (asked >= 1 or page.locator("[data-testid=log-entry]").count() >= 2):
-            if HAS_ASSISTANT:
-                page.wait_for_selector("[data-testid=assist-count]")
-                # Probabilities are drawn on the memo sheet, bits on the cards.
-                assert page.locator(".mc--p").count() > 0
-                assert page.locator("[data-testid=card-bits]").count() > 0
+            page.wait_for_selector("[data-testid=assist-count]")
+            # Probabilities are drawn on the memo sheet, bits on the cards.
+            assert page.locator(".mc--p").count() > 0
+            assert page.locator("[data-testid=card-bits]").count() > 0
             ui.screenshots(
                 page,
                 screenshot_dir,
@@ -94,18 +80,13 @@ def test_four_player_game_against_bots(open_page, screenshot_dir, capsys):
                 ),
             )
             shot = True
-        solved = HAS_ASSISTANT and candidates(page) == 1
-        if not declared and (solved or (not HAS_ASSISTANT and asked >= 3)):
+        if not declared and candidates(page) == 1:
             try:
                 page.click("[data-testid=declare]", timeout=3000)
             except PlaywrightTimeout:
                 continue  # the game ended meanwhile
             dialog = page.locator("[data-testid=declare-dialog]")
-            if solved:
-                dialog.locator("[data-testid=decl-from-assist]").click()
-            else:
-                for _ in range(4):
-                    dialog.locator(".decl-tile:not([disabled]):not(.decl-tile--on)").first.click()
+            dialog.locator("[data-testid=decl-from-assist]").click()
             dialog.locator("[data-testid=decl-next]").click()
             dialog.locator("[data-testid=decl-ok]").click()
             dialog.wait_for(state="detached")
