@@ -22,7 +22,7 @@ import json
 import random
 import sys
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING
 
 from rich.console import Console
 
@@ -40,6 +40,9 @@ from bodoge.games.tagiron.terminal import (
     render_solo_paired,
     render_tally,
 )
+
+if TYPE_CHECKING:  # the bots load only where they play
+    from bodoge.games.tagiron.selfplay import ReviewedGame
 
 LEVELS = ("easy", "normal", "expert")
 SOLO_LEVELS = ("random", "easy", "normal", "expert")
@@ -233,7 +236,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _dumped(reviewed: Any) -> dict[str, JSON]:
+def _dumped(reviewed: ReviewedGame) -> dict[str, JSON]:
     record = reviewed.record
     return {
         "seed": record.seed,

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from bodoge.core.errors import GameError
 from bodoge.core.game import Move
 from bodoge.core.rng import derive_seed, rng
+from bodoge.core.values import JSON
 from bodoge.games.tagiron.ai.bots import TagironBot, make_bot
 from bodoge.games.tagiron.ai.duel import DuelExpert
 from bodoge.games.tagiron.ai.position import Position
@@ -412,7 +413,7 @@ class ReviewedGame:
     #: of a shared machine; these do not).
     cpu_seconds: float = 0.0
     #: Each seat's whole review (``SeatReview.to_json``), to study the scores offline.
-    seats: tuple[dict, ...] = field(default=(), compare=False)
+    seats: tuple[dict[str, JSON], ...] = field(default=(), compare=False)
 
 
 def review_record(record: GameRecord, shared: dict | None = None) -> ReviewedGame:
