@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar, Generic, Literal, TypeVar
 
+from bodoge.core.puzzles import PuzzleBook
 from bodoge.core.values import JSON
 
 Seat = int
@@ -341,6 +342,10 @@ class Game(ABC, Generic[S, M, Opts]):
 
     def assist(self, view: Mapping[str, JSON], seat: Seat) -> dict[str, JSON] | None:
         """An optional in-game assistant's analysis of one seat's view (``None``: none)."""
+        return None
+
+    def puzzles(self) -> PuzzleBook | None:
+        """The game's puzzles, if it makes any (:mod:`bodoge.core.puzzles`); ``None``: none."""
         return None
 
     def review(self, history: Mapping[str, JSON]) -> dict[str, JSON] | None:

@@ -28,13 +28,20 @@ GUEST = (
 )
 DELETE_GUEST = Stmt(f"DELETE FROM players WHERE id = ? AND {GUEST}")
 #: What a removed guest leaves behind: their notification choices, their browsers' push
-#: subscriptions, what was waiting to be sent to them (only once their row is gone).
+#: subscriptions, what was waiting to be sent to them, their puzzle answers and puzzle
+#: rating (only once their row is gone; an account keeps all of it).
 DELETE_LEFT_BEHIND = [
     Stmt(
         f"DELETE FROM {table} WHERE player = ?"
         " AND NOT EXISTS (SELECT 1 FROM players WHERE players.id = ?)"
     )
-    for table in ("notify_settings", "push_subscriptions", "notify_outbox")
+    for table in (
+        "notify_settings",
+        "push_subscriptions",
+        "notify_outbox",
+        "puzzle_attempts",
+        "puzzle_players",
+    )
 ]
 
 

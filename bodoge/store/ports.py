@@ -18,6 +18,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
+from bodoge.core.values import JSON
 from bodoge.store.notifications import NotifySettings, OutboxItem, PushSubscription
 from bodoge.store.records import (
     AccountRecord,
@@ -27,6 +28,9 @@ from bodoge.store.records import (
     PasskeyRecord,
     PictureSetRecord,
     PlayerRecord,
+    PuzzleAttemptRecord,
+    PuzzlePlayerRecord,
+    PuzzleRecord,
     RatingRecord,
     SeatRecord,
     SessionRecord,
@@ -342,6 +346,65 @@ class RatingStore(Protocol):
         """The ratings of the game's bot levels (``bot:<level>``) that games moved."""
 
 
+class PuzzleStore(Protocol):
+    """Puzzles (:mod:`bodoge.server.services.puzzles`): those a game made, each person's
+    answers and puzzle rating, and each day's daily puzzle."""
+
+    @abstractmethod
+    async def add_puzzles(self, puzzles: Sequence[PuzzleRecord]) -> int:
+        """Keep new puzzles (one already kept, by id, is left as it is); how many were new."""
+
+    @abstractmethod
+    async def puzzle_count(self, game: str) -> int: ...
+
+    @abstractmethod
+    async def puzzle(self, puzzle_id: str) -> PuzzleRecord | None: ...
+
+    @abstractmethod
+    async def puzzles_near(
+        self, player: str, game: str, mu: float, limit: int, kind: str | None = None
+    ) -> list[PuzzleRecord]:
+        """Up to ``limit`` puzzles ``player`` has not answered, rated nearest ``mu`` first."""
+
+    @abstractmethod
+    async def daily_puzzle(self, game: str, day: str, choose: Callable[[int], int]) -> str | None:
+        """The daily puzzle of ``day``: the one kept for it, or else the ``choose(n)``-th of
+        the game's ``n`` puzzles by id, kept in the same transaction (so every process and
+        every later call gets the same); ``None`` while the game has no puzzle."""
+
+    @abstractmethod
+    async def puzzle_player(self, player: str, game: str) -> PuzzlePlayerRecord | None: ...
+
+    @abstractmethod
+    async def puzzle_players_of(self, player: str) -> list[PuzzlePlayerRecord]:
+        """A person's puzzle rating in every game they answered puzzles of."""
+
+    @abstractmethod
+    async def puzzle_attempt(self, player: str, puzzle_id: str) -> PuzzleAttemptRecord | None: ...
+
+    @abstractmethod
+    async def puzzle_attempts(self, player: str, limit: int = 50) -> list[PuzzleAttemptRecord]:
+        """A person's last answers, the newest first."""
+
+    @abstractmethod
+    async def answer_puzzle(
+        self,
+        player: str,
+        puzzle_id: str,
+        answer: JSON,
+        right: bool,
+        at: int,
+        day: str | None,
+        rate: Callable[
+            [PuzzlePlayerRecord | None, PuzzleRecord],
+            tuple[PuzzlePlayerRecord, PuzzlePlayerRecord, PuzzleRecord],
+        ],
+    ) -> tuple[PuzzlePlayerRecord, PuzzlePlayerRecord, PuzzleRecord]:
+        """In one transaction: read the person's and the puzzle's ratings, store what
+        ``rate`` makes of them and the answer.  Raises :class:`KeyError` for an unknown
+        puzzle and :class:`Conflict` if the person answered it already (nothing changes)."""
+
+
 class PictureStore(Protocol):
     """Uploaded picture sets (:mod:`bodoge.server.edge.assets`, the housekeeping)."""
 
@@ -494,6 +557,7 @@ class Store(
     GuestStore,
     AccountStore,
     RatingStore,
+    PuzzleStore,
     PictureStore,
     NotifyStore,
     Protocol,

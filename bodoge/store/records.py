@@ -216,3 +216,50 @@ class VacationRecord:
     until: int | None
     year: int
     days_used: int
+
+
+@dataclass(frozen=True)
+class PuzzleRecord:
+    """A puzzle a game made (``data`` is the game's, solution included) and its rating."""
+
+    id: str
+    game: str
+    kind: str
+    players: int
+    data: dict[str, JSON]
+    mu: float
+    sigma: float
+    plays: int = 0
+    solved: int = 0
+    created_at: int = 0
+
+
+@dataclass(frozen=True)
+class PuzzlePlayerRecord:
+    """A person's puzzle rating for one game, and their streak of puzzles solved in a row."""
+
+    player: str
+    game: str
+    mu: float
+    sigma: float
+    attempts: int = 0
+    solved: int = 0
+    streak: int = 0
+    best_streak: int = 0
+    updated_at: int = 0
+
+
+@dataclass(frozen=True)
+class PuzzleAttemptRecord:
+    """A person's one answer to a puzzle, with the puzzle's kind and player count."""
+
+    player: str
+    puzzle: str
+    game: str
+    kind: str
+    players: int
+    right: bool
+    mu_before: float
+    mu: float
+    at: int
+    day: str | None = None

@@ -371,3 +371,66 @@ notify_outbox = sa.Table(
 )
 #: The drain's question, "what is due and unsent", answered from an index.
 OUTBOX_DUE_INDEX = sa.Index("notify_outbox_due", notify_outbox.c.sent_at, notify_outbox.c.due_at)
+
+# Puzzles (revision 0008): short problems a game made from positions of bot games
+# (bodoge/server/services/puzzles.py).  ``data`` is the game's, solution and explanation too; the
+# server shows people only the game's public part of it.  Each puzzle is rated like a player
+# (OpenSkill: a person who solves it wins against it), from the generator's difficulty on.
+puzzles = sa.Table(
+    "puzzles",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("game", sa.String(64), nullable=False),
+    sa.Column("kind", sa.String(32), nullable=False),
+    sa.Column("players", sa.Integer, nullable=False),
+    sa.Column("data", sa.JSON, nullable=False),
+    sa.Column("mu", sa.Float, nullable=False),
+    sa.Column("sigma", sa.Float, nullable=False),
+    sa.Column("plays", sa.Integer, nullable=False),
+    sa.Column("solved", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Index("puzzles_by_rating", "game", "mu"),
+)
+
+# A person's puzzle rating per game, with their streak of puzzles solved in a row.
+puzzle_players = sa.Table(
+    "puzzle_players",
+    metadata,
+    sa.Column("player", sa.String(32), primary_key=True),
+    sa.Column("game", sa.String(64), primary_key=True),
+    sa.Column("mu", sa.Float, nullable=False),
+    sa.Column("sigma", sa.Float, nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("solved", sa.Integer, nullable=False),
+    sa.Column("streak", sa.Integer, nullable=False),
+    sa.Column("best_streak", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.BigInteger, nullable=False),
+)
+
+# Each person's one answer to a puzzle: the key (player, puzzle) is what makes a puzzle
+# count once.  ``mu`` is the person's rating after it; ``day`` the day it was the daily
+# puzzle, when answered as that.
+puzzle_attempts = sa.Table(
+    "puzzle_attempts",
+    metadata,
+    sa.Column("player", sa.String(32), primary_key=True),
+    sa.Column("puzzle", sa.String(32), primary_key=True),
+    sa.Column("game", sa.String(64), nullable=False),
+    sa.Column("answer", sa.JSON, nullable=False),
+    sa.Column("right", sa.Boolean, nullable=False),
+    sa.Column("mu_before", sa.Float, nullable=False),
+    sa.Column("mu", sa.Float, nullable=False),
+    sa.Column("day", sa.String(10), nullable=True),
+    sa.Column("at", sa.BigInteger, nullable=False),
+    sa.Index("puzzle_attempts_by_player", "player", "at"),
+)
+
+# The daily puzzle of each game and day (UTC), chosen once from the puzzles there were then
+# and kept, so that it stays the same for everyone that day whatever is made later.
+puzzle_days = sa.Table(
+    "puzzle_days",
+    metadata,
+    sa.Column("game", sa.String(64), primary_key=True),
+    sa.Column("day", sa.String(10), primary_key=True),
+    sa.Column("puzzle", sa.String(32), nullable=False),
+)

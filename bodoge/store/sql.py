@@ -24,6 +24,7 @@ from bodoge.store.opening import sqlite_url
 from bodoge.store.pictures import PictureQueries
 from bodoge.store.players import PlayerQueries
 from bodoge.store.ports import Store
+from bodoge.store.puzzles import PuzzleQueries
 from bodoge.store.ratings import RatingQueries
 from bodoge.store.tables import TableQueries
 from bodoge.store.turns import TurnQueries
@@ -40,6 +41,7 @@ class SqlStore(
     PictureQueries,
     TurnQueries,
     NotifyQueries,
+    PuzzleQueries,
     Store,
 ):
     """:class:`Store` on any SQLAlchemy async URL."""

@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from bodoge.core.game import Bot, Event, Game, Result, Seat, StatField
+from bodoge.core.puzzles import PuzzleBook
 from bodoge.games.tagiron import moves, rules, stand_in, statistics, views
 from bodoge.games.tagiron.events import TagironEnd
 from bodoge.games.tagiron.moves import TagironMove
@@ -126,6 +127,11 @@ class TagironGame(Game[TagironState, TagironMove, TagironOptions]):
         self, view: Mapping[str, Any], seat: Seat, move: TagironMove | None
     ) -> TagironMove | None:
         return stand_in.stand_in(view, seat, move)
+
+    def puzzles(self) -> PuzzleBook | None:
+        from bodoge.games.tagiron.puzzles import TagironPuzzles
+
+        return TagironPuzzles()
 
     def review(self, history: Mapping[str, Any]) -> dict[str, Any] | None:
         from bodoge.games.tagiron.review import review_history
