@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
 import sys
 from collections.abc import Sequence
@@ -53,9 +54,22 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     first = argv[0] if argv else None
     known = command_modules([first]) if first is not None else {}
     modules = {first: known[first]} if first in known else command_modules()
-    for module in modules.values():
-        importlib.import_module(module).register(sub)
+    for name, module in modules.items():
+        added = importlib.import_module(module).register(sub)
+        # a game's commands may take more: its puzzles (bodoge/puzzles_cli.py), if it has any
+        if added is not None and has_puzzles(name):
+            from bodoge import puzzles_cli
+
+            puzzles_cli.register(added, name)
     return parser
+
+
+def has_puzzles(name: str) -> bool:
+    """Whether ``name`` is a game that makes puzzles (only its package is looked into)."""
+    from bodoge.games import GAMES
+
+    package = GAMES.get(name)
+    return package is not None and importlib.util.find_spec(f"{package}.puzzles") is not None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

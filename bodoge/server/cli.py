@@ -17,6 +17,9 @@ import platformdirs
 from bodoge.server.runtime.config import DAY, Limits, Quotas, ServerConfig
 from bodoge.store import sqlite_url
 
+#: Puzzles made on a first start (a minute or two of a worker's time).
+INITIAL_PUZZLES = 60
+
 
 def shown_url(host: str, port: int) -> str:
     """The address to open a server listening on ``host`` at: ``localhost`` for this machine.
@@ -95,6 +98,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=int,
         default=1,
         help="processes running bots and the assistant (0: threads in the server)",
+    )
+    parser.add_argument(
+        "--initial-puzzles",
+        type=int,
+        default=INITIAL_PUZZLES,
+        metavar="N",
+        help="on a first start, make N puzzles of each game that has none, in the background "
+        f"(default {INITIAL_PUZZLES}; 0: none; more with `bodoge tagiron puzzles make`)",
     )
     limits = Limits()
     parser.add_argument(
@@ -527,6 +538,7 @@ def serve(args: argparse.Namespace) -> int:
         db_url=db_url,
         bot_delay=args.bot_delay,
         bot_workers=args.bot_workers,
+        initial_puzzles=max(0, args.initial_puzzles),
         limits=limits,
         quotas=quotas_of(args),
         redis_url=args.redis,

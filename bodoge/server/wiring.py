@@ -42,6 +42,7 @@ from bodoge.server.services.housekeeping import clean_up
 from bodoge.server.services.identity import Player, Players
 from bodoge.server.services.mail import Mailer, SmtpSettings
 from bodoge.server.services.notify import Notifier, NotifyTimes
+from bodoge.server.services.puzzles import Puzzles, PuzzleSource
 from bodoge.server.services.quotas import Buckets
 from bodoge.server.services.ratings import Ratings
 from bodoge.server.services.replies import RecentReplies
@@ -140,6 +141,7 @@ class Server:
             decks_named=named_sets,
         )
         self.ratings = Ratings(self.store, self.games)
+        self.puzzles = Puzzles(self.store, self.games)
         self.tables.on_rated_end = self._rated_game_ended
         #: E-mail and Web Push: the turn-based tables' TurnNotifier
         #: (bodoge/server/runtime/notify.py) and the account page's settings.
@@ -159,6 +161,19 @@ class Server:
         # (and rated games that ended just before a crash: they count, once)
         self.tables.spawn(clean_up(self))
         self.bots.warm_up()
+        if self.config.initial_puzzles > 0:
+            self.tables.spawn(self._first_puzzles())
+
+    async def _first_puzzles(self) -> None:
+        """The first puzzles of each game that makes some and has none (a first start)."""
+        try:
+            await self.puzzles.fill(
+                self.bots.make_puzzles, PuzzleSource(self.config.initial_puzzles)
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the next start tries again; the rest of the server runs on
+            log.warning("making the first puzzles failed", exc_info=True)
 
     def _notifier(self) -> Notifier:
         config = self.config

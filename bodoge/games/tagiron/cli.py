@@ -48,7 +48,8 @@ LEVELS = ("easy", "normal", "expert")
 SOLO_LEVELS = ("random", "easy", "normal", "expert")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
+    """Add ``bodoge tagiron …``; returns its subcommands, which ``bodoge puzzles`` joins."""
     parser = sub.add_parser("tagiron", help="Tagiron: deduction, companion, bots")
     tag = parser.add_subparsers(dest="tagiron", required=True, metavar="COMMAND")
 
@@ -111,6 +112,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     play.add_argument("--seed", type=int, help="the deal (default: random)")
     play.add_argument("--lang", choices=("ja", "en"), default="en", help="card texts")
     play.set_defaults(func=cmd_play)
+    return tag
 
 
 def _error(message: str) -> int:

@@ -64,20 +64,20 @@ def steps(position: Position) -> tuple[int, list[dict[str, JSON]]]:
         out.append({"entry": i, "ruled_out": len(gone), "left": len(after), "examples": shown})
     for j, step in enumerate(out):
         keep = LAST_EXAMPLES if j == len(out) - 1 else EXAMPLES
-        step["examples"] = step["examples"][:keep]  # type: ignore[index]
+        step["examples"] = step["examples"][:keep]
     return start, out
 
 
 def declare_explanation(position: Position) -> dict[str, JSON]:
     start, found = steps(position)
-    return {"start": start, "steps": found}  # type: ignore[dict-item]
+    return {"start": start, "steps": found}
 
 
 def count_explanation(position: Position) -> dict[str, JSON]:
     start, found = steps(position)
     sets = candidate_sets(position)
     listed: list[JSON] = [list(t) for t in sets] if len(sets) <= LISTED else []
-    return {"start": start, "steps": found, "count": len(sets), "candidates": listed}  # type: ignore[dict-item]
+    return {"start": start, "steps": found, "count": len(sets), "candidates": listed}
 
 
 def tile_explanation(position: Position, slot: int) -> dict[str, JSON]:
@@ -94,10 +94,10 @@ def tile_explanation(position: Position, slot: int) -> dict[str, JSON]:
         after = support(i)
         gone = sorted(before - after)
         if gone:
-            found.append({"entry": i, "tiles": gone, "left": len(after)})  # type: ignore[dict-item]
+            found.append({"entry": i, "tiles": gone, "left": len(after)})
         before = after
     count = Deduction(position).candidate_count
-    return {"slot": slot + 1, "start": start, "steps": found, "count": count}  # type: ignore[dict-item]
+    return {"slot": slot + 1, "start": start, "steps": found, "count": count}
 
 
 def question_explanation(view: Mapping[str, JSON], seat: int, d: Deduction) -> dict[str, JSON]:
@@ -118,11 +118,11 @@ def question_explanation(view: Mapping[str, JSON], seat: int, d: Deduction) -> d
                 "bits": round(w.bits, 3),
                 "settle": round(w.settle, 3),
                 "mine": mine,
-                "splits": shown,  # type: ignore[dict-item]
+                "splits": shown,
                 "more": more,
                 "expected_left": round(
                     sum(s["share"] * s["left"] for s in shown) / max(1e-12, 1 - more),
-                    2,  # type: ignore[operator, index]
+                    2,
                 ),
             }
         )
@@ -187,7 +187,7 @@ def _digits(code: int, sizes: list[int]) -> list[int]:
     return out[::-1]
 
 
-def _compact_value(column: np.ndarray, col: np.ndarray, index: int):  # type: ignore[no-untyped-def]
+def _compact_value(column: np.ndarray, col: np.ndarray, index: int):
     """The answer of a compacted id (``compact`` renumbers a seat's answer ids)."""
     lookup: dict[int, JSON] = {}
     for original, small in zip(column.tolist(), col.tolist(), strict=True):

@@ -61,7 +61,7 @@ QUESTION_OPTIONS = 3
 #: With 4 players and more worlds than this the splits of each answer take seconds.
 QUESTION_WORLDS = 100_000
 #: How many hands a ``count`` puzzle may leave: more is guesswork, fewer is a declaration.
-COUNT_RANGE = (3, 150)
+COUNT_RANGE = (3, 100)
 #: A declaration looks close once this few hands are left; a ``declare`` puzzle needs one.
 CLOSE = 4
 
@@ -197,7 +197,7 @@ def _count(moments: Sequence[Moment], pick: random.Random, finds: GameFinds) -> 
         return None
     n = chosen.deduction.candidate_count
     solution: dict[str, JSON] = {"count": n, "low": n - tolerance(n), "high": n + tolerance(n)}
-    difficulty = 0.15 + 0.12 * math.log2(n) + 0.05 * (chosen.position.players - 2)
+    difficulty = 0.1 + 0.1 * math.log2(n) + 0.05 * (chosen.position.players - 2)
     return chosen, {"tolerance": COUNT_TOLERANCE}, solution, _clamp(difficulty)
 
 
@@ -271,7 +271,7 @@ def _made(
         "declare": lambda: declare_explanation(m.position),
         "question": lambda: question_explanation(m.view, m.seat, m.deduction),
         "count": lambda: count_explanation(m.position),
-        "tile": lambda: tile_explanation(m.position, int(ask["slot"]) - 1),  # type: ignore[arg-type]
+        "tile": lambda: tile_explanation(m.position, int(ask["slot"]) - 1),
     }[kind]()
     data: dict[str, JSON] = {
         **public,

@@ -56,24 +56,24 @@ class TagironPuzzles(PuzzleBook):
 
     def judge(self, data: Mapping[str, JSON], answer: JSON) -> Verdict:
         kind = data["kind"]
-        solution: dict[str, JSON] = dict(data["solution"])  # type: ignore[arg-type]
+        solution: dict[str, JSON] = dict(data["solution"])
         if not isinstance(answer, Mapping):
             raise PuzzleAnswerError("an answer is a JSON object")
         if kind == "declare":
-            right = _tiles(answer, data["players"]) == tuple(solution["tiles"])  # type: ignore[arg-type]
+            right = _tiles(answer, data["players"]) == tuple(solution["tiles"])
         elif kind == "question":
-            right = _option(answer, data["ask"]["options"]) == (  # type: ignore[index]
+            right = _option(answer, data["ask"]["options"]) == (
                 solution["card"],
                 solution["choice"],
             )
         elif kind == "count":
             n = _number(answer)
-            right = solution["low"] <= n <= solution["high"]  # type: ignore[operator]
+            right = solution["low"] <= n <= solution["high"]
         elif kind == "tile":
             right = _tile_code(answer) == solution["tile"]
         else:
             raise PuzzleAnswerError(f"unknown kind of puzzle {kind!r}")
-        return Verdict(right, solution, dict(data["explanation"]))  # type: ignore[arg-type]
+        return Verdict(right, solution, dict(data["explanation"]))
 
 
 def _only(answer: Mapping[str, JSON], *keys: str) -> None:
@@ -87,15 +87,15 @@ def _only(answer: Mapping[str, JSON], *keys: str) -> None:
 
 def _tiles(answer: Mapping[str, JSON], players: JSON) -> tuple[str, ...]:
     _only(answer, "tiles")
-    tiles, size = answer["tiles"], hand_size(int(players))  # type: ignore[call-overload]
+    tiles, size = answer["tiles"], hand_size(int(players))
     if not isinstance(tiles, list) or len(tiles) != size:
         raise PuzzleAnswerError(f"tiles: give exactly {size} tile codes")
     bad = [t for t in tiles if not is_tile(t)]
     if bad:
         raise PuzzleAnswerError(f"tiles: no such tile {bad[0]!r} (codes are R0..R9, B0..B9, G5)")
-    if not is_possible_set(tiles):  # type: ignore[arg-type]
+    if not is_possible_set(tiles):
         raise PuzzleAnswerError("tiles: a tile is named more often than it exists")
-    return sort_hand(tiles)  # type: ignore[arg-type]
+    return sort_hand(tiles)
 
 
 def _option(answer: Mapping[str, JSON], options: Sequence[Mapping[str, JSON]]) -> Variant:
@@ -103,7 +103,7 @@ def _option(answer: Mapping[str, JSON], options: Sequence[Mapping[str, JSON]]) -
     chosen = (answer["card"], answer["choice"])
     if isinstance(chosen[1], bool) or not any((o["card"], o["choice"]) == chosen for o in options):
         raise PuzzleAnswerError("card and choice must name one of the questions offered")
-    return chosen  # type: ignore[return-value]
+    return chosen
 
 
 def _number(answer: Mapping[str, JSON]) -> int:
@@ -119,7 +119,7 @@ def _tile_code(answer: Mapping[str, JSON]) -> str:
     tile = answer["tile"]
     if not is_tile(tile):
         raise PuzzleAnswerError(f"tile: no such tile {tile!r} (codes are R0..R9, B0..B9, G5)")
-    return tile  # type: ignore[return-value]
+    return tile
 
 
 __all__ = ["KINDS", "TagironPuzzles", "tolerance"]

@@ -36,6 +36,7 @@ from bodoge.server.edge.origins import SameOrigin
 from bodoge.server.edge.pages import page_routes, static_routes
 from bodoge.server.edge.profiles import profile_routes
 from bodoge.server.edge.turns_api import turn_routes
+from bodoge.server.edge.puzzles_api import puzzle_routes
 from bodoge.server.edge.unavailable import StoreUnavailableAnswers
 from bodoge.server.edge.websocket import WebSockets
 from bodoge.server.runtime.config import ServerConfig
@@ -71,6 +72,7 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
         *notify_routes(server),
         *profile_routes(server),
         *turn_routes(server),
+        *puzzle_routes(server),
         *asset_routes(server),
         *static_routes(server.games.values()),  # last: /static takes every path below it
     ]

@@ -25,6 +25,7 @@ from bodoge.server.services.accounts import Accounts
 from bodoge.server.services.bots import BotRunner
 from bodoge.server.services.identity import Players
 from bodoge.server.services.notify import Notifier
+from bodoge.server.services.puzzles import Puzzles
 from bodoge.server.services.quotas import Buckets
 from bodoge.store import Store
 
@@ -53,6 +54,8 @@ class Server(Protocol):
     def bots(self) -> BotRunner: ...
     @property
     def notifier(self) -> Notifier: ...
+    @property
+    def puzzles(self) -> Puzzles: ...
     @property
     def counters(self) -> Counters: ...
     #: Uploads of picture sets, per player.

@@ -136,6 +136,9 @@ class ServerConfig:
     #: The server's clock (:mod:`bodoge.server.runtime.clock`); ``None``: the machine's.
     #: Tests pass a ``ManualClock`` to play turn-based games over simulated days.
     clock: Clock | None = None
+    #: Puzzles the server makes of each game that has none, in the background, when it
+    #: starts (``bodoge serve --initial-puzzles``; 0: none, as in tests).
+    initial_puzzles: int = 0
     #: The games to offer; ``None``: every registered game.
     games: Mapping[str, Game[Any, Any, Any]] | None = None
     #: Notifications (bodoge/server/services/notify.py): where e-mail goes out (``None``:

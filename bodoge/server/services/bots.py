@@ -23,6 +23,7 @@ from functools import partial
 from typing import TypeVar
 
 from bodoge.core.game import Bot, Game
+from bodoge.core.puzzles import MadePuzzle
 from bodoge.core.rng import rng
 from bodoge.core.values import JSON
 
@@ -78,6 +79,13 @@ def run_review(
     return _game(game_id, games).review(history)
 
 
+def run_make_puzzles(
+    game_id: str, count: int, seed: int, games: Mapping[str, Game] | None = None
+) -> list[MadePuzzle]:
+    book = _game(game_id, games).puzzles()
+    return [] if book is None else book.make(count, seed).puzzles
+
+
 def _warm_up() -> None:
     from bodoge.games import registry
 
@@ -114,6 +122,8 @@ class BotRunner:
         #: Reviews run in a worker of their own, started when first asked for: a
         #: review takes seconds, and no bot at a live table should wait for it.
         self._review_pool: Executor | None = None
+        #: Puzzles are made in a worker of their own too, started when first needed.
+        self._puzzle_pool: Executor | None = None
 
     def _executor(self) -> Executor:
         if self._pool is None:
@@ -168,6 +178,14 @@ class BotRunner:
             self._review_pool = None
             raise
 
+    async def make_puzzles(self, game_id: str, count: int, seed: int) -> list[MadePuzzle]:
+        """``count`` of a game's puzzles from ``seed`` (``Game.puzzles``), made in their own
+        worker: seconds of bot games and deductions that no table should wait for."""
+        if self._puzzle_pool is None:
+            self._puzzle_pool = self._new_pool(1, "puzzles")
+        job = partial(run_make_puzzles, game_id, count, seed, self._games)
+        return await asyncio.get_running_loop().run_in_executor(self._puzzle_pool, job)
+
     async def _run(self, job: Callable[[], T]) -> T:
         loop = asyncio.get_running_loop()
         try:
@@ -179,8 +197,8 @@ class BotRunner:
             raise
 
     async def close(self) -> None:
-        for pool in (self._pool, self._review_pool):
+        for pool in (self._pool, self._review_pool, self._puzzle_pool):
             if pool is not None:
                 # Waiting (in a thread) lets the workers exit cleanly instead of being orphaned.
                 await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
-        self._pool = self._review_pool = None
+        self._pool = self._review_pool = self._puzzle_pool = None
