@@ -12,7 +12,7 @@ Every explanation is plain JSON, numbered as the page shows the log (entry 1 fir
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -143,7 +143,7 @@ def splits(d: Deduction, variant: Variant) -> tuple[list[dict[str, JSON]], float
         sets = u.distinct[live].astype(np.int64)
         weight = d.counts[live]
         sizes = [int(codes.max()) + 1 if codes.size else 1]
-        value_of = [lambda i: answer_value(index, i)]
+        value_of: list[Callable[[int], JSON]] = [lambda i: answer_value(index, i)]
     else:
         columns = [compact(u.column(index), d.ok[s], index) for s in seats]
         code_parts: list[np.ndarray] = []
@@ -187,7 +187,7 @@ def _digits(code: int, sizes: list[int]) -> list[int]:
     return out[::-1]
 
 
-def _compact_value(column: np.ndarray, col: np.ndarray, index: int):
+def _compact_value(column: np.ndarray, col: np.ndarray, index: int) -> Callable[[int], JSON]:
     """The answer of a compacted id (``compact`` renumbers a seat's answer ids)."""
     lookup: dict[int, JSON] = {}
     for original, small in zip(column.tolist(), col.tolist(), strict=True):

@@ -128,26 +128,24 @@ Found = tuple[Moment, dict[str, JSON], dict[str, JSON], float]
 
 
 def _declare(moments: Sequence[Moment], pick: random.Random, finds: GameFinds) -> Found | None:
-    """The first moment some seat was certain, if the last entry brought it there.
+    """The first moment some seat was certain (the last entry brought it there).
 
-    Counted: each seat's first close moment (:data:`CLOSE` hands or fewer); turned down
-    as ambiguous: one where more than one hand still fits.
+    Counted: each seat's close moments (:data:`CLOSE` hands or fewer) up to that one;
+    turned down as ambiguous: those at which more than one hand still fitted.
     """
     found: list[Found] = []
     for seat in sorted({m.seat for m in moments}):
-        mine = [m for m in moments if m.seat == seat]
-        close = next((m for m in mine if m.deduction.candidate_count <= CLOSE), None)
-        if close is None:
-            continue
-        finds.considered["declare"] += 1
-        certain = close.deduction.certain
-        if not certain:
-            finds.ambiguous["declare"] += 1
-            continue
-        if _questions(close.position) < 2:
-            continue
-        tiles = list(close.deduction.best()[0])
-        found.append((close, {}, {"tiles": tiles}, _declare_difficulty(close)))
+        for m in (m for m in moments if m.seat == seat):
+            if m.deduction.candidate_count > CLOSE:
+                continue
+            finds.considered["declare"] += 1
+            if not m.deduction.certain:
+                finds.ambiguous["declare"] += 1
+                continue
+            if _questions(m.position) >= 2:
+                tiles = list(m.deduction.best()[0])
+                found.append((m, {}, {"tiles": tiles}, _declare_difficulty(m)))
+            break
     return _choose(found, pick)
 
 
