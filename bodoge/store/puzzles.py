@@ -102,7 +102,7 @@ class PuzzleQueries(SqlEngine):
                 a.game,
                 p.kind,
                 p.players,
-                a.right,
+                a.correct,
                 a.mu_before,
                 a.mu,
                 a.at,
@@ -124,7 +124,7 @@ class PuzzleQueries(SqlEngine):
                     r.game,
                     r.kind,
                     r.players,
-                    bool(r.right),
+                    bool(r.correct),
                     r.mu_before,
                     r.mu,
                     r.at,
@@ -244,7 +244,7 @@ def _answer(
     )
     before, person, rated = rate(_player(tuple(rows[0])) if rows else None, puzzle)
     run(
-        "INSERT INTO puzzle_attempts (player, puzzle, game, answer, right, mu_before, mu, day, at)"
+        "INSERT INTO puzzle_attempts (player, puzzle, game, answer, correct, mu_before, mu, day, at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             player,

@@ -45,7 +45,7 @@ def upgrade() -> None:
         sa.Column("puzzle", sa.String(32), primary_key=True),
         sa.Column("game", sa.String(64), nullable=False),
         sa.Column("answer", sa.JSON, nullable=False),
-        sa.Column("right", sa.Boolean, nullable=False),
+        sa.Column("correct", sa.Boolean, nullable=False),
         sa.Column("mu_before", sa.Float, nullable=False),
         sa.Column("mu", sa.Float, nullable=False),
         sa.Column("day", sa.String(10), nullable=True),
