@@ -28,13 +28,27 @@ def rate(right: bool, player: str = "p_me"):  # type: ignore[no-untyped-def]
         me = before or PuzzlePlayerRecord(player, p.game, 25.0, 8.0)
         step = 1.0 if right else -1.0
         after = PuzzlePlayerRecord(
-            me.player, p.game, me.mu + step, me.sigma - 0.1, me.attempts + 1,
-            me.solved + right, me.streak + 1 if right else 0, max(me.best_streak, me.streak + right), 7,
-        )  # fmt: skip
+            me.player,
+            p.game,
+            me.mu + step,
+            me.sigma - 0.1,
+            me.attempts + 1,
+            me.solved + right,
+            me.streak + 1 if right else 0,
+            max(me.best_streak, me.streak + right),
+            7,
+        )
         rated = PuzzleRecord(
-            p.id, p.game, p.kind, p.players, p.data, p.mu - step, p.sigma, p.plays + 1,
+            p.id,
+            p.game,
+            p.kind,
+            p.players,
+            p.data,
+            p.mu - step,
+            p.sigma,
+            p.plays + 1,
             p.solved + right,
-        )  # fmt: skip
+        )
         return me, after, rated
 
     return update
@@ -76,8 +90,11 @@ async def test_an_answer_counts_once_and_moves_both_ratings(store: SqlStore) -> 
     assert kept is not None and (kept.mu, kept.plays, kept.solved) == (24.0, 1, 1)
     (attempt,) = await store.puzzle_attempts("p_me")
     assert (attempt.puzzle, attempt.right, attempt.day, attempt.kind) == (
-        "tp0001", True, "2026-12-01", "count",
-    )  # fmt: skip
+        "tp0001",
+        True,
+        "2026-12-01",
+        "count",
+    )
     assert await store.puzzle_attempt("p_me", "tp0001") == attempt
     assert await store.puzzle_attempt("p_other", "tp0001") is None
     assert [r.game for r in await store.puzzle_players_of("p_me")] == ["tagiron"]

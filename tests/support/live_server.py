@@ -97,6 +97,8 @@ class LiveServer:
             str(self.port),
             "--data",
             str(self.data),
+            # no puzzles made in the background unless a test asks (a worker's minute of CPU)
+            *([] if "--initial-puzzles" in self.args else ["--initial-puzzles", "0"]),
             *self.args,
         ]
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}

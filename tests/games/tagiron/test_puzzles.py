@@ -150,7 +150,10 @@ def _check_question(p: MadePuzzle, fitting: set[tuple[str, ...]], found: dict[st
         left: dict[str, set[tuple[str, ...]]] = defaultdict(set)
         for hands, target in found["worlds"]:
             key = json.dumps(
-                {str(s): answer(o["card"], _tiles(h), o["choice"]) for s, h in zip(others, hands)}
+                {
+                    str(s): answer(o["card"], _tiles(h), o["choice"])
+                    for s, h in zip(others, hands, strict=True)
+                }
             )
             left[key].add(target)
         for split in o["splits"]:
