@@ -244,7 +244,8 @@ def _answer(
     )
     before, person, rated = rate(_player(tuple(rows[0])) if rows else None, puzzle)
     run(
-        "INSERT INTO puzzle_attempts (player, puzzle, game, answer, correct, mu_before, mu, day, at)"
+        "INSERT INTO puzzle_attempts"
+        " (player, puzzle, game, answer, correct, mu_before, mu, day, at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             player,
