@@ -59,6 +59,7 @@ def page_routes() -> list[BaseRoute]:
         Route("/p/{player_id}", index),
         Route("/leaderboard", index),
         Route("/games", index),
+        Route("/puzzles", index),
     ]
 
 

@@ -67,7 +67,15 @@ export function mountLobby(root, app) {
       fill(
         hero,
         h("h1", { class: "lobby-title" }, t("lobby.title")),
-        h("p", { class: "lobby-sub" }, t("lobby.subtitle"), " ", h("a", { href: "/leaderboard", dataset: { link: "", testid: "leaderboard-link" } }, t("lobby.leaderboard"))),
+        h(
+          "p",
+          { class: "lobby-sub" },
+          t("lobby.subtitle"),
+          " ",
+          h("a", { href: "/leaderboard", dataset: { link: "", testid: "leaderboard-link" } }, t("lobby.leaderboard")),
+          t("common.list_sep"),
+          h("a", { href: "/puzzles", dataset: { link: "", testid: "puzzles-link" } }, t("lobby.puzzles")),
+        ),
         first,
       ),
     );

@@ -4,6 +4,7 @@
 //   /account     keep my name, sign in and out, passwords and passkeys
 //   /p/{id}      a player's profile;  /leaderboard  the leaderboards
 //   /games       your games: where it is your turn first (and the vacation switch)
+//   /puzzles     puzzles: the next one (?kind=), the daily one (?daily), one (?id=)
 
 import { mountAccount } from "./account.js";
 import { bearer, Connection } from "./conn.js";
@@ -13,6 +14,7 @@ import { has, lang, LANGS, onLangChange, setLang, t } from "./i18n.js";
 import { mountLobby, mountNickname } from "./lobby.js";
 import { mountMyGames, yourTurnWatch } from "./mygames.js";
 import { mountLeaderboard, mountProfile } from "./profile.js";
+import { mountPuzzles } from "./puzzles.js";
 import { mountReplay } from "./replay.js";
 import { mountTable } from "./tablepage.js";
 import { promptDialog } from "./ui.js";
@@ -242,6 +244,8 @@ function route() {
     } else if (location.pathname === "/games") {
       page = mountMyGames(main, app);
       turns.refresh();
+    } else if (location.pathname === "/puzzles") {
+      page = mountPuzzles(main, app);
     } else if (table) {
       const replay = new URLSearchParams(location.search).has("replay");
       page = replay ? mountReplay(main, app, table[1]) : mountTable(main, app, table[1]);

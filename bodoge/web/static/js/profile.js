@@ -66,6 +66,7 @@ export function mountProfile(root, app, playerId) {
   const box = h("div", { class: "profile" });
   root.append(box);
   let data = null;
+  let puzzles = null; // GET /api/players/{id}/puzzles
   let failed = null;
 
   function draw() {
@@ -173,6 +174,39 @@ export function mountProfile(root, app, playerId) {
           )
         : h("p", { class: "muted" }, t("profile.no_games")),
     );
+    const puzzleBox = h(
+      "section",
+      { class: "panel", "aria-labelledby": "puzzles-title", dataset: { testid: "profile-puzzles" } },
+      h("h2", { id: "puzzles-title" }, t("profile.puzzles")),
+      puzzles && (puzzles.ratings.length || puzzles.recent.length)
+        ? [
+            puzzles.ratings.map((r) =>
+              h(
+                "p",
+                { class: "profile-rating-head", dataset: { testid: `puzzle-rating-${r.game}` } },
+                h("span", { class: "table-game" }, gameTitle(games(r.game) ?? { id: r.game })),
+                h("span", { class: "rating" }, String(r.rating)),
+                h("span", { class: "muted small" }, t("profile.puzzle_summary", { rating: r.rating, solved: r.solved, attempts: r.attempts, best: r.best_streak })),
+              ),
+            ),
+            h(
+              "ul",
+              { class: "profile-games" },
+              puzzles.recent.map((a) =>
+                h(
+                  "li",
+                  { class: "profile-game", dataset: { testid: "profile-puzzle" } },
+                  h("span", { class: ["badge", a.right ? "badge--won" : "badge--finished"] }, t(a.right ? "profile.puzzle_right" : "profile.puzzle_wrong")),
+                  h("span", null, t(`pz.kind.${a.kind}`)),
+                  h("span", { class: "muted small" }, `${a.change > 0 ? "+" : ""}${a.change} → ${a.rating}`),
+                  a.daily ? h("span", { class: "badge" }, t("profile.puzzle_daily", { day: a.daily })) : null,
+                  h("a", { class: "btn btn--sm btn--ghost", href: `/puzzles?id=${encodeURIComponent(a.puzzle)}`, dataset: { link: "", testid: "puzzle-link" } }, t("pz.puzzle")),
+                ),
+              ),
+            ),
+          ]
+        : h("p", { class: "muted" }, t("profile.no_puzzles")),
+    );
     fill(
       box,
       h(
@@ -184,6 +218,7 @@ export function mountProfile(root, app, playerId) {
       ),
       ratings,
       stats,
+      puzzleBox,
       recent,
       // One's own profile has the vacation switch of turn-based play (not shown to others).
       own(),
@@ -203,8 +238,14 @@ export function mountProfile(root, app, playerId) {
   }
 
   draw();
-  Promise.all([app.games(), getJSON(`/api/players/${encodeURIComponent(playerId)}`)])
-    .then(([, found]) => {
+  Promise.all([
+    app.games(),
+    getJSON(`/api/players/${encodeURIComponent(playerId)}`),
+    // the puzzles are a part of their own: without them the rest still shows
+    getJSON(`/api/players/${encodeURIComponent(playerId)}/puzzles`).catch(() => null),
+  ])
+    .then(([, found, solved]) => {
+      puzzles = solved;
       data = found;
       loadGameStrings(
         data.stats.filter((s) => s.figures?.length).map((s) => s.game),
