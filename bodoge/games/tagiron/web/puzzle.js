@@ -38,7 +38,6 @@ function logView(position) {
 
 /** The position: who you are, your tiles, the face-up cards and the log. */
 function positionView(position) {
-  const seats = Array.from({ length: position.players }, (_, s) => s);
   return h(
     "div",
     { class: "pz-position" },
@@ -68,7 +67,6 @@ function positionView(position) {
     ),
     h("h3", null, t("tg.pz.log")),
     position.log.length ? logView(position) : h("p", { class: "muted" }, t("tg.pz.empty_log")),
-    h("p", { class: "muted small" }, t("tg.pz.seats", { seats: seats.map((s) => seatName(position, s)).join(t("common.list_sep")) })),
   );
 }
 

@@ -155,7 +155,7 @@ export function mountPuzzles(root, app) {
       h(
         "p",
         { class: "pz-change", role: "status" },
-        t("pz.rating_change", { change: signed, rating: result.rating?.after ?? result.rating }),
+        t("pz.rating_change", { change: signed, rating: String(result.rating?.after ?? result.rating) }),
         result.puzzle_rating ? [" ", t("pz.puzzle_change", { before: result.puzzle_rating.before, after: result.puzzle_rating.after })] : null,
         result.me ? [" ", t("pz.streak_now", { count: result.me.streak })] : null,
       ),
