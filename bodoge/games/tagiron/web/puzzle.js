@@ -51,11 +51,11 @@ function positionView(position) {
     h(
       "div",
       { class: "pz-row" },
-      h("div", { class: "pz-block" }, h("h3", null, t("tg.your_tiles")), rack(position.hand, { size: "md", label: t("tg.your_tiles") })),
+      h("div", { class: "pz-block" }, h("h2", { class: "pz-sub" }, t("tg.your_tiles")), rack(position.hand, { size: "md", label: t("tg.your_tiles") })),
       h(
         "div",
         { class: "pz-block" },
-        h("h3", null, t("tg.pz.face_up")),
+        h("h2", { class: "pz-sub" }, t("tg.pz.face_up")),
         position.face_up.length
           ? h(
               "ul",
@@ -65,7 +65,7 @@ function positionView(position) {
           : h("p", { class: "muted" }, t("tg.pz.no_cards")),
       ),
     ),
-    h("h3", null, t("tg.pz.log")),
+    h("h2", { class: "pz-sub" }, t("tg.pz.log")),
     position.log.length ? logView(position) : h("p", { class: "muted" }, t("tg.pz.empty_log")),
   );
 }
