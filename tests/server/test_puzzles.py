@@ -5,6 +5,7 @@ nothing, the daily puzzle stays across restarts, and a first start makes puzzles
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Any
 
@@ -255,3 +256,28 @@ def test_the_daily_choice_depends_on_the_day_alone() -> None:
     picks = {daily_index("tagiron", f"2026-12-{d:02d}", 1000) for d in range(1, 29)}
     assert len(picks) > 20
     assert daily_index("tagiron", "2026-12-01", 1000) == daily_index("tagiron", "2026-12-01", 1000)
+
+
+def test_the_command_makes_puzzles_into_a_store_once(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bodoge.cli import main
+
+    argv = ["tagiron", "puzzles", "make", "--count", "3", "--seed", "5", "--data", str(tmp_path)]
+    assert main([*argv, "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert (first["puzzles"], first["stored"]) == (3, 3)
+    assert first["per_minute"] > 0 and 0 <= first["ambiguous_share"] <= 1
+    assert set(first["kinds"]) == {"declare", "question", "count", "tile"}
+    assert main(argv) == 0  # the same seed: the same puzzles, kept once
+    assert "3 puzzles (0 new in the store)" in capsys.readouterr().out
+
+    async def count() -> int:
+        store = await open_store(sqlite_url(tmp_path))
+        try:
+            return await store.puzzle_count("tagiron")
+        finally:
+            await store.close()
+
+    assert asyncio.run(count()) == 3
+    assert main(["tagiron", "puzzles", "make", "--count", "0"]) == 2
