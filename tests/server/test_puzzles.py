@@ -66,10 +66,10 @@ def wrong_answer(p: MadePuzzle) -> dict[str, Any]:
 
 
 class Person:
-    def __init__(self, http: httpx.AsyncClient, client: Client) -> None:
+    def __init__(self, http: httpx.AsyncClient, player_id: str, token: str) -> None:
         self.http = http
-        self.id = client.player_id
-        self.headers = {"Authorization": f"Bearer {client.token}"}
+        self.id = player_id
+        self.headers = {"Authorization": f"Bearer {token}"}
 
     async def get(self, path: str) -> httpx.Response:
         return await self.http.get(path, headers=self.headers)
@@ -82,7 +82,8 @@ class Person:
 
 async def _person(server: LiveServer, http: httpx.AsyncClient, name: str) -> Person:
     client = await Client.connect(server.ws_url, name)
-    person = Person(http, client)
+    assert client.token is not None
+    person = Person(http, client.player_id, client.token)
     await client.close()
     return person
 
@@ -281,3 +282,29 @@ def test_the_command_makes_puzzles_into_a_store_once(
 
     assert asyncio.run(count()) == 3
     assert main(["tagiron", "puzzles", "make", "--count", "0"]) == 2
+
+
+async def test_an_account_keeps_its_puzzle_rating_on_another_device(
+    make_live_server: Any, made: dict[str, MadePuzzle]
+) -> None:
+    server = make_live_server()
+    await _keep(server, list(made.values())[:4])
+    async with httpx.AsyncClient(base_url=server.url, timeout=20) as http:
+        ann = await _person(server, http, "Ann")
+        p = made[(await ann.get("/api/puzzles/tagiron/next")).json()["puzzle"]["id"]]
+        me = (await ann.answer(p.id, right_answer(p))).json()["me"]
+        kept = await http.post(
+            "/api/account",
+            json={"name": "ann-puzzles", "password": "a long enough password"},
+            headers=ann.headers,
+        )
+        assert kept.status_code == 201, kept.text
+        signed = await http.post(
+            "/api/sign-in", json={"name": "ann-puzzles", "password": "a long enough password"}
+        )
+        assert signed.status_code == 200, signed.text
+        phone = Person(http, ann.id, signed.json()["token"])
+        elsewhere = (await phone.get("/api/puzzles/tagiron/next")).json()
+        assert elsewhere["me"] == me and elsewhere["puzzle"]["id"] != p.id
+        again = await phone.answer(p.id, right_answer(p))
+        assert again.status_code == 409  # the account answered it, on whichever device
