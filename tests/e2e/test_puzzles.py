@@ -210,4 +210,8 @@ def test_the_puzzle_page_is_accessible_before_and_after_an_answer(
         audit.check(page, f"puzzle {kind}, answered")
         if kind in ("question", "declare"):
             ui.screenshots(page, screenshot_dir, f"puzzle-{kind}-explained", user_texts=["はなこ"])
+    me = page.evaluate("window.bodoge.conn.player.id")
+    page.goto(page.url.split("/puzzles")[0] + f"/p/{me}")
+    page.wait_for_selector("[data-testid=profile-puzzle]")
+    audit.check(page, "profile with puzzles")
     audit.assert_clean()
