@@ -217,9 +217,7 @@ async def test_the_daily_puzzle_is_everyones_and_stays_after_a_restart(
 
 
 async def test_a_first_start_makes_puzzles_in_the_background(make_live_server: Any) -> None:
-    began = time.monotonic()
     server = make_live_server(args=[*DEFAULT_ARGS, "--initial-puzzles", "2"])
-    started = time.monotonic() - began
     async with httpx.AsyncClient(base_url=server.url, timeout=20) as http:
         assert (await http.get("/healthz")).status_code == 200
         ann = await _person(server, http, "Ann")
@@ -229,7 +227,6 @@ async def test_a_first_start_makes_puzzles_in_the_background(make_live_server: A
             assert time.monotonic() < deadline, "no puzzle made"
             await asyncio.sleep(1)
         assert response.status_code == 200
-    assert started < 30  # start-up did not wait for them
 
 
 def test_ratings_move_the_right_way() -> None:
