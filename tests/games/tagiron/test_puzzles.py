@@ -4,7 +4,7 @@ solver that made it; never two right answers; the same seed, the same puzzles.""
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from itertools import combinations
 from typing import Any
 
@@ -53,8 +53,8 @@ def _tiles(mask: int) -> tuple[str, ...]:
 
 
 def brute_force(position: dict[str, Any]) -> tuple[set[tuple[str, ...]], dict[str, Any]]:
-    """Every target (as a tile set) that fits the position, listed world by world, and for
-    2–3 players the worlds themselves (other seats' hands and the target)."""
+    """Every target (as a tile set) that fits the position, listed world by world, and the
+    worlds themselves (the other seats' hands and the target)."""
     players, seat = position["players"], position["seat"]
     k = {2: 5, 3: 5, 4: 4}[players]
     rest = list(range(len(ALL_TILES)))
@@ -139,16 +139,15 @@ def _check_question(p: MadePuzzle, fitting: set[tuple[str, ...]], found: dict[st
     assert (options[0]["card"], options[0]["choice"]) == best
     assert options[0]["value"] - options[1]["value"] >= QUESTION_MARGIN - 1e-3, p.id
     assert data["explanation"]["candidates"] == len(fitting)
-    if p.players == 4:
-        for o in options:  # 63 million worlds are not listed here; what they add up to is
-            assert abs(sum(s["share"] for s in o["splits"]) + o["more"] - 1) < 1e-3
-            assert all(1 <= s["left"] <= len(fitting) for s in o["splits"])
-        return
-    # each answer's hands left, listed world by world
-    others = found["others"]
+    for o in options:
+        assert abs(sum(sp["share"] for sp in o["splits"]) + o["more"] - 1) < 1e-3
+    # each answer's chance and the hands it leaves, listed world by world (every physical
+    # arrangement once: the two green 5s are two tiles, as the solver counts them)
+    others, worlds = found["others"], found["worlds"]
     for o in options:
         left: dict[str, set[tuple[str, ...]]] = defaultdict(set)
-        for hands, target in found["worlds"]:
+        seen: Counter[str] = Counter()
+        for hands, target in worlds:
             key = json.dumps(
                 {
                     str(s): answer(o["card"], _tiles(h), o["choice"])
@@ -156,8 +155,11 @@ def _check_question(p: MadePuzzle, fitting: set[tuple[str, ...]], found: dict[st
                 }
             )
             left[key].add(target)
+            seen[key] += 1
         for split in o["splits"]:
-            assert len(left[json.dumps(split["answers"])]) == split["left"], (p.id, o["card"])
+            key = json.dumps(split["answers"])
+            assert len(left[key]) == split["left"], (p.id, o["card"])
+            assert abs(seen[key] / len(worlds) - split["share"]) < 1e-4, (p.id, o["card"])
 
 
 def test_the_public_part_gives_nothing_away(made: list[MadePuzzle]) -> None:
