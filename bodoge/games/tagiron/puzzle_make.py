@@ -54,7 +54,8 @@ T = TypeVar("T")
 #: The bots whose games the puzzles come from.
 LEVELS = "normal"
 #: How much better than every other the best face-up question must be, in questions of
-#: the review's value (the review marks a loss of 0.25 of the best's gain a mistake).
+#: the review's value: fifteen times the review's tie (0.02), and above the least it ever
+#: calls a mistake (half the best's gain, measured against at least 0.25 questions).
 QUESTION_MARGIN = 0.3
 #: ... and the fewest questions offered (with two, a coin would be right half the time).
 QUESTION_OPTIONS = 3
