@@ -35,8 +35,8 @@ from bodoge.server.edge.notify_api import notify_routes
 from bodoge.server.edge.origins import SameOrigin
 from bodoge.server.edge.pages import page_routes, static_routes
 from bodoge.server.edge.profiles import profile_routes
-from bodoge.server.edge.turns_api import turn_routes
 from bodoge.server.edge.puzzles_api import puzzle_routes
+from bodoge.server.edge.turns_api import turn_routes
 from bodoge.server.edge.unavailable import StoreUnavailableAnswers
 from bodoge.server.edge.websocket import WebSockets
 from bodoge.server.runtime.config import ServerConfig
