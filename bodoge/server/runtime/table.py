@@ -681,6 +681,42 @@ class LiveTable(ShownTable):
         humans = self._humans()
         return bool(humans) and absent_seats(self.steps, humans, now_ms()) >= humans
 
+    async def retell_turns(self) -> None:
+        """Tell the notifier again of the turns running, as when they began: after a restart
+        or when this process took the table over.
+
+        The process that began a turn commits the move first and tells its notifier after
+        (off the move's path), so it may die in between and the turn would go untold.  The
+        notifier stores one notification per turn (its key names the turn by its deadline):
+        a turn told before is not told twice.  A turn is told again only with the deadline
+        it began with (one a vacation paused since is left alone) and while it runs; not to
+        someone on vacation now, as when it began.
+        """
+        if self.status != "playing" or self.settings.turn_based is None:
+            return
+        now = now_ms()
+        if self.steps:
+            began = self.steps[-1].deadlines
+            if began is None:  # stored before moves kept their timers
+                return
+        else:
+            turn_ms = self._turn_ms() or 0
+            began = {seat: (self.started_at or 0) + turn_ms for seat in self.deadlines}
+        turns = {
+            seat: at
+            for seat, at in self.deadlines.items()
+            if began.get(seat) == at and at > now and self.seats[seat].player is not None
+        }
+        if not turns:
+            return
+        players = {seat: self.seats[seat].player for seat in turns}
+        try:
+            away = await self.host.away_until([p for p in players.values() if p], now)
+        except Exception:
+            log.exception("table %s: reading vacations failed", self.id)
+            return
+        self._notify_turns({s: at for s, at in turns.items() if players[s] not in away})
+
     def _notify_turns(self, turns: Mapping[Seat, int]) -> None:
         notifier = self.host.notifier
         for seat, deadline in sorted(turns.items()):

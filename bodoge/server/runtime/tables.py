@@ -134,7 +134,9 @@ class Tables:
             table.await_presence(self.reach.presence_grace)
 
     def _started(self, table: LiveTable) -> None:
+        """A table brought back from the store (a restart, a takeover) runs again."""
         table.start()
+        table.post(table.retell_turns)
         self.reach.started(table)
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:

@@ -41,6 +41,7 @@ from email.errors import HeaderParseError
 from email.headerregistry import Address
 from typing import Any, Protocol
 
+from bodoge.server.runtime.clock import clock as server_clock
 from bodoge.server.runtime.protocol import now_ms
 from bodoge.server.services.accounts import AccountError
 from bodoge.server.services.mail import Mail, Mailer, permanent
@@ -275,9 +276,16 @@ class Notifier:
                 key = f"{base}:push:{_digest_of(sub.endpoint)}"
                 shown = {**payload, "endpoint": sub.endpoint}
                 items.append(OutboxItem(key, player_id, "push", kind, table_id, shown, now, due))
-        if await self.store.enqueue(items):
-            # The drain looks again when these come due, not a poll later.
-            asyncio.get_running_loop().call_later(self.times.grace_ms / 1000, self._wake.set)
+        if items:
+            await self.store.enqueue(items)
+            # The drain looks again when these come due, not a poll later (also when they
+            # were stored before: a turn told again after a restart wakes the new drain).
+            if self.clock is now_ms:
+                # On the server's clock, whose "now" the due time is: a test's ManualClock
+                # living through days sends each notification when its simulated time comes.
+                server_clock().call_at(due, self._wake.set)
+            else:
+                asyncio.get_running_loop().call_later(self.times.grace_ms / 1000, self._wake.set)
 
     # --- the drain -------------------------------------------------------------------------
 

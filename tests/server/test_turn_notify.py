@@ -1,0 +1,493 @@
+"""Turn-based tables and notifications together: whole games over simulated days on a real
+server (in-process, on a :class:`ManualClock`) whose people have verified addresses on a
+real SMTP server (aiosmtpd) and a push subscription to a push endpoint on this machine.
+
+Each turn that begins sends exactly one e-mail (and push) to the person whose turn it is,
+in their language, when the simulated grace has passed — none while they have the table
+open, none for a turn that begins on their vacation; a timeout is played by the stand-in;
+a restart in the middle keeps the outbox and sends nothing twice; a turn whose notification
+the process never stored (it died between the move and its notifier) is told after the
+restart; the game's end is told to everyone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+import sqlalchemy as sa
+from starlette.applications import Starlette
+
+from bodoge.core.errors import GameError
+from bodoge.server.edge.account_api import account_routes
+from bodoge.server.edge.notify_api import notify_routes
+from bodoge.server.edge.turns_api import turn_routes
+from bodoge.server.runtime.clock import SystemClock, use_clock
+from bodoge.server.runtime.turns import DAY, HOUR
+from bodoge.server.wiring import Server
+from tests.server.notify_parts import BrowserKeys, PushService, SmtpServer, parts
+from tests.server.test_tables import Tab
+from tests.server.test_turn_based import GAMES, ORIGIN, World, back, people, turn_table
+
+GRACE = 30
+SITE = "https://games.example.org"
+PASSWORD = "correct horse battery"
+TITLES = {g: game.title for g, game in GAMES.items()}
+SUBJECTS = {
+    ("ja", "turn"): "{game}であなたの番です",
+    ("en", "turn"): "Your turn in {game}",
+    ("ja", "ended"): "{game}の対局が終わりました",
+    ("en", "ended"): "Your game of {game} has ended",
+}
+
+
+@pytest.fixture
+def smtp() -> Iterator[SmtpServer]:
+    with SmtpServer() as server:
+        yield server
+
+
+@pytest.fixture
+def push() -> Iterator[PushService]:
+    with PushService() as service:
+        yield service
+
+
+class Person:
+    def __init__(self, tab: Tab, lang: str, email: str) -> None:
+        self.tab, self.lang, self.email = tab, lang, email
+        self.keys: BrowserKeys | None = None
+
+    @property
+    def id(self) -> str:
+        return str(self.tab.player["id"])
+
+    @property
+    def token(self) -> str:
+        return str(self.tab.player["token"])
+
+
+class Mailed(World):
+    """A :class:`World` whose tables tell the server's own notifier (not a recorder)."""
+
+    def __init__(self, tmp_path: Path, smtp: SmtpServer, **config: Any) -> None:
+        super().__init__(
+            tmp_path,
+            smtp_url=smtp.url,
+            site_url=SITE,
+            notify_grace_seconds=GRACE,
+            # Only the simulated clock's wake-ups may send in time: a poll would hide a
+            # notifier that waits on the machine's clock.
+            notify_poll_seconds=3600,
+            **config,
+        )
+        self.smtp = smtp
+        #: Fails the notifier's next outbox write (a process dying between a move and its
+        #: notification, as far as the notification goes).
+        self.lose_next = False
+
+    async def start(self) -> Server:
+        server = await super().start()
+        server.tables.notifier = server.notifier
+        server.notifier.local_push = True  # the push endpoint is on this machine
+        store, world = server.notifier.store, self
+
+        class Losing:
+            def __getattr__(self, name: str) -> Any:
+                return getattr(store, name)
+
+            async def enqueue(self, items: Any) -> int:
+                if world.lose_next:
+                    world.lose_next = False
+                    raise ConnectionError("the process died before its notification")
+                return await store.enqueue(items)
+
+        server.notifier.store = Losing()  # type: ignore[assignment]
+        return server
+
+    def app(self) -> httpx.AsyncClient:
+        s = self.s
+        app = Starlette(routes=[*account_routes(s), *notify_routes(s), *turn_routes(s)])
+        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=ORIGIN)
+
+    async def outbox(self) -> list[dict[str, Any]]:
+        engine = self.s.store.engine  # type: ignore[attr-defined]
+        async with engine.connect() as conn:
+            rows = await conn.execute(
+                sa.text("SELECT key, player, channel, kind, sent_at, error FROM notify_outbox")
+            )
+            return [dict(r._mapping) for r in rows]
+
+    def mails(self, to: str, kind: str = "turn") -> list[Any]:
+        found = []
+        for m in self.smtp.sink.messages:
+            if m["To"] != to:
+                continue
+            subject = str(m["Subject"])
+            if any(
+                subject == text.format(game=t)
+                for (_, k), text in SUBJECTS.items()
+                if k == kind
+                for titles in TITLES.values()
+                for t in titles.values()
+            ):
+                found.append(m)
+        return found
+
+
+@pytest.fixture
+async def make_mailed(tmp_path: Path, smtp: SmtpServer) -> AsyncIterator[Callable[..., Any]]:
+    worlds: list[Mailed] = []
+
+    async def make(**config: Any) -> Mailed:
+        world = Mailed(tmp_path, smtp, **config)
+        await world.start()
+        worlds.append(world)
+        return world
+
+    yield make
+    for world in worlds:
+        if world.server is not None:
+            await world.server.stop()
+    use_clock(SystemClock())
+
+
+async def until(check: Callable[[], Any], what: str, timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not await check():
+        assert loop.time() < end, what
+        await asyncio.sleep(0.01)
+
+
+async def settle(world: Mailed, seconds: float) -> None:
+    await world.clock.run_for(seconds, world.quiet)
+
+
+async def accounts(world: Mailed, langs: list[str], push: PushService, pushed: int) -> list[Person]:
+    """People with accounts and verified addresses (by the link mailed to them); the one in
+    seat ``pushed`` also with a push subscription."""
+    tabs = await people(world, len(langs))
+    found: list[Person] = []
+    async with world.app() as http:
+        for i, (tab, lang) in enumerate(zip(tabs, langs, strict=True)):
+            person = Person(tab, lang, f"p{i}@example.org")
+            auth = {"Authorization": f"Bearer {person.token}"}
+            kept = await http.post(
+                "/api/account", json={"name": f"p{i}", "password": PASSWORD}, headers=auth
+            )
+            assert kept.status_code == 201, kept.text
+            before = len(world.smtp.sink.messages)
+            saved = await http.post(
+                "/api/account/email", json={"email": person.email, "lang": lang}, headers=auth
+            )
+            assert saved.status_code == 200, saved.text
+
+            async def mailed(n: int = before) -> bool:
+                return len(world.smtp.sink.messages) > n
+
+            await until(mailed, "the verification e-mail")
+            text, _ = parts(world.smtp.sink.messages[-1])
+            link = re.search(r"https://\S+/verify-email/\S+", text)
+            assert link is not None
+            opened = await http.get(urlsplit(link.group(0)).path)
+            assert opened.status_code == 200
+            if i == pushed:
+                person.keys = BrowserKeys()
+                sub = {**person.keys.subscription(push.endpoint(f"p{i}")), "lang": lang}
+                added = await http.post("/api/push/subscriptions", json=sub, headers=auth)
+                assert added.status_code == 201, added.text
+            state = (await http.get("/api/account/notifications", headers=auth)).json()
+            assert state["verified"] and state["lang"] == lang
+            found.append(person)
+    world.smtp.sink.messages.clear()
+    return found
+
+
+class Ledger:
+    """What each person should have been sent so far, checked against what arrived."""
+
+    def __init__(self, world: Mailed, people: list[Person], push: PushService, game: str) -> None:
+        self.world, self.people, self.push, self.game = world, people, push, game
+        self.expected: Counter[tuple[str, str]] = Counter()
+
+    def check(self) -> None:
+        for p in self.people:
+            for kind in ("turn", "ended"):
+                got = self.world.mails(p.email, kind)
+                assert len(got) == self.expected[(p.id, kind)], (p.email, kind, len(got))
+                for mail in got:
+                    title = TITLES[self.game][p.lang]
+                    assert mail["Subject"] == SUBJECTS[(p.lang, kind)].format(game=title)
+            if p.keys is not None:
+                pushes = [
+                    p.keys.decrypt(r.body)
+                    for r in self.push.received
+                    if r.path.endswith(f"/{p.email.split('@')[0]}")
+                ]
+                wanted = sum(self.expected[(p.id, k)] for k in ("turn", "ended"))
+                assert len(pushes) == wanted, (p.email, pushes)
+                assert all(
+                    m["title"] in ("Your turn", "Game over", "あなたの番です", "対局が終わりました")
+                    for m in pushes
+                )
+
+    async def sent(self) -> None:
+        """Until nothing due is left unsent in the outbox."""
+        now = self.world.clock.now_ms()
+
+        async def drained() -> bool:
+            engine = self.world.s.store.engine  # type: ignore[attr-defined]
+            async with engine.connect() as conn:
+                left = await conn.execute(
+                    sa.text(
+                        "SELECT count(*) FROM notify_outbox WHERE sent_at IS NULL"
+                        " AND error IS NULL AND due_at <= :now"
+                    ),
+                    {"now": now},
+                )
+                return left.scalar() == 0
+
+        await until(drained, "the outbox drained")
+
+
+def awaited(world: Mailed, table: str) -> list[int]:
+    t = world.table(table)
+    return sorted(t.game.to_act(t.state))
+
+
+async def turn_row(world: Mailed, person: Person, table: str, seat: int) -> None:
+    """Until the notifier stored the turn that began for ``person`` (its mail row)."""
+    deadline = world.table(table).deadlines[seat]
+    key = f"turn:{person.id}:{table}:{deadline}:mail"
+
+    async def stored() -> bool:
+        return any(r["key"] == key for r in await world.outbox())
+
+    await until(stored, f"the turn of {person.email} stored")
+
+
+def tagiron_move(world: Mailed, table: str, seat: int, rng: random.Random, ask: bool) -> Any:
+    """The easy bot's move for the person in ``seat``; while ``ask``, a question instead of a
+    declaration (the script needs the game to go on)."""
+    t = world.table(table)
+    view = t.game.view(t.state, seat)
+    move = t.game.bot("easy").act(view, seat, rng)
+    if move is not None and (not ask or t.game.move_to_json(move)["type"] == "ask"):
+        return t.game.move_to_json(move)
+    for card in view["face_up"]:
+        for choice in (None, *range(10)):
+            data = {
+                "type": "ask",
+                "card": card,
+                **({"choice": choice} if choice is not None else {}),
+            }
+            try:
+                t.game.apply(t.state, seat, t.game.move_from_json(data))
+            except GameError:
+                continue
+            return data
+    assert move is not None
+    return t.game.move_to_json(move)
+
+
+async def move(
+    world: Mailed, person: Person, table: str, seat: int, rng: random.Random, ask: bool = True
+) -> None:
+    data = (
+        tagiron_move(world, table, seat, rng, ask)
+        if world.table(table).game.id == "tagiron"
+        else None
+    )
+    if data is None:
+        t = world.table(table)
+        chosen = t.game.bot("easy").act(t.game.view(t.state, seat), seat, rng)
+        assert chosen is not None
+        data = t.game.move_to_json(chosen)
+    await person.tab.ok("move", table=table, move=data)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+async def test_a_turn_based_tagiron_game_mails_each_turn_once(
+    make_mailed: Callable[..., Any], push: PushService, players: int
+) -> None:
+    world: Mailed = await make_mailed()
+    langs = ["ja", "en", "en", "ja"][:players]
+    folk = await accounts(world, langs, push, pushed=1)
+    table = await turn_table(world, [p.tab for p in folk], "tagiron", players, DAY)
+    ledger = Ledger(world, folk, push, "tagiron")
+    rng = random.Random(players)
+
+    def now_awaited() -> tuple[int, Person]:
+        (seat,) = awaited(world, table)
+        return seat, folk[seat]
+
+    async def told(hours: float = 3) -> tuple[int, Person]:
+        """The turn that began is mailed once the grace passed; the person waits ``hours``."""
+        seat, person = now_awaited()
+        await turn_row(world, person, table, seat)
+        await settle(world, GRACE - 5)
+        await ledger.sent()
+        ledger.check()  # not yet: the grace is simulated time
+        await settle(world, 10)
+        ledger.expected[(person.id, "turn")] += 1
+        await ledger.sent()
+        ledger.check()
+        await settle(world, hours * HOUR)
+        return seat, person
+
+    # 1. The first turn: one e-mail, in the person's language (and a push for the one).
+    seat, person = await told()
+    await move(world, person, table, seat, rng)
+
+    # 2. Whoever is next has the table open when their turn begins: nothing at all.
+    seat, person = await told()
+    nxt = folk[(seat + 1) % players]
+    await nxt.tab.ok("table.open", table=table)
+    await move(world, person, table, seat, rng)
+    assert now_awaited()[1] is nxt
+    await settle(world, 2 * HOUR)
+    await ledger.sent()
+    ledger.check()
+    turn = f"turn:{nxt.id}:{table}:{world.table(table).deadlines[now_awaited()[0]]}:"
+    assert not [r for r in await world.outbox() if r["key"].startswith(turn)]
+    seat, person = now_awaited()
+    await move(world, person, table, seat, rng)
+    await nxt.tab.ok("table.close", table=table)
+
+    # 3. A turn that begins unwatched, opened within the grace: the mail is not sent.
+    seat, person = now_awaited()
+    await turn_row(world, person, table, seat)
+    await settle(world, GRACE / 3)
+    await person.tab.ok("table.open", table=table)
+    await settle(world, GRACE)
+    await ledger.sent()
+    ledger.check()
+    await move(world, person, table, seat, rng)
+    await person.tab.ok("table.close", table=table)
+
+    # 4. The next person never comes: a day later the stand-in plays; the next turn is told.
+    seat, person = await told(hours=0)
+    n = world.table(table).n
+    await settle(world, DAY - (GRACE + 5) + 1)
+    t = world.table(table)
+    assert t.n == n + 1 and t.steps[-1].actor == "timeout" and t.steps[-1].seat == seat
+    ledger.check()  # nothing more for the late person
+
+    # 5. The next person goes on vacation before their turn: it begins untold and paused.
+    seat, person = await told()
+    away = folk[(seat + 1) % players]
+    async with world.app() as http:
+        went = await http.post(
+            "/api/players/me/vacation",
+            json={"days": 2},
+            headers={"Authorization": f"Bearer {away.token}"},
+        )
+        assert went.status_code == 200
+    await move(world, person, table, seat, rng)
+    assert now_awaited()[1] is away
+    await settle(world, 2 * DAY - 3 * HOUR)
+    await ledger.sent()
+    ledger.check()
+    assert world.table(table).n == n + 2, "the vacation pauses the turn"
+    await move(world, away, table, now_awaited()[0], rng)
+    async with world.app() as http:
+        back_home = await http.delete(
+            "/api/players/me/vacation", headers={"Authorization": f"Bearer {away.token}"}
+        )
+        assert back_home.status_code == 200
+
+    # 6. A restart while the next turn's e-mail waits in the outbox: sent once, after it.
+    seat, person = now_awaited()
+    await turn_row(world, person, table, seat)
+    await world.restart()
+    for p, tab in zip(folk, await back(world, [p.tab for p in folk]), strict=True):
+        p.tab = tab
+    await settle(world, GRACE + 5)
+    ledger.expected[(person.id, "turn")] += 1
+    await ledger.sent()
+    ledger.check()
+    # Restarted again once it was sent: the turn is retold, and not sent twice.
+    await world.restart()
+    for p, tab in zip(folk, await back(world, [p.tab for p in folk]), strict=True):
+        p.tab = tab
+    await settle(world, 2 * GRACE)
+    await ledger.sent()
+    ledger.check()
+    await move(world, person, table, seat, rng)
+
+    # 7. The process "dies" between a move and its notification: the turn is told after the
+    #    restart, once.
+    seat, person = await told(hours=1)
+    world.lose_next = True
+    await move(world, person, table, seat, rng)
+    seat, person = now_awaited()
+    await settle(world, 2 * GRACE)
+    await ledger.sent()
+    ledger.check()
+    assert not world.lose_next
+    await world.restart()
+    for p, tab in zip(folk, await back(world, [p.tab for p in folk]), strict=True):
+        p.tab = tab
+    await told()
+
+    # 8. Everyone plays to the end, each turn told once; then the end is told to all.
+    for _ in range(300):
+        if world.table(table).status != "playing":
+            break
+        seat, person = now_awaited()
+        await move(world, person, table, seat, rng, ask=False)
+        if world.table(table).status == "playing":
+            await told(hours=1)
+    assert world.table(table).status == "finished"
+    for p in folk:
+        ledger.expected[(p.id, "ended")] += 1
+    await settle(world, GRACE + 5)
+    await ledger.sent()
+    ledger.check()
+    ends = [m for p in folk for m in world.mails(p.email, "ended")]
+    assert all(f"{SITE}/t/{table}" in parts(m)[0] for m in ends)
+    assert all(m["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click" for m in ends)
+
+
+async def test_a_turn_based_illustori_game_mails_turns_and_votes(
+    make_mailed: Callable[..., Any], push: PushService
+) -> None:
+    world: Mailed = await make_mailed()
+    folk = await accounts(world, ["en", "ja", "en"], push, pushed=2)
+    table = await turn_table(world, [p.tab for p in folk], "illustori", 3, 12 * HOUR)
+    ledger = Ledger(world, folk, push, "illustori")
+    rng = random.Random(7)
+    votes = 0
+    for _ in range(200):
+        t = world.table(table)
+        if t.status != "playing":
+            break
+        seats = awaited(world, table)
+        for seat in seats:
+            await turn_row(world, folk[seat], table, seat)
+            ledger.expected[(folk[seat].id, "turn")] += 1
+        if world.table(table).state.phase == "vote":
+            votes += 1
+            assert len(seats) >= 2, "every voter is told"
+        await settle(world, GRACE + 5)
+        await ledger.sent()
+        ledger.check()
+        for seat in seats:
+            if world.table(table).status == "playing" and seat in awaited(world, table):
+                await move(world, folk[seat], table, seat, rng)
+        await settle(world, 60)
+    assert world.table(table).status == "finished" and votes
+    for p in folk:
+        ledger.expected[(p.id, "ended")] += 1
+    await settle(world, GRACE + 5)
+    await ledger.sent()
+    ledger.check()
