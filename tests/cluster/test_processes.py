@@ -15,7 +15,7 @@ import contextlib
 import os
 import random
 import signal
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +38,10 @@ async def make_process(
     """Started cluster processes; all are stopped (or killed) afterwards."""
     started: list[LiveServer] = []
 
-    async def make(lease: float = LEASE) -> LiveServer:
+    async def make(lease: float = LEASE, extra: Sequence[str] = ()) -> LiveServer:
         args = [
             *DEFAULT_ARGS,
+            *extra,
             "--db",
             database_url,
             "--redis",
