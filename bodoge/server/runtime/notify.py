@@ -8,9 +8,13 @@ a slow or failing notifier holds up no move) and never learns what was sent.  Th
 
 * ``your_turn(player_id, table_id, game, deadline)`` — a person's turn began (or, in an
   Illustori vote, their vote is awaited): ``deadline`` is when it runs out, in wall-clock
-  ms.  Called once per turn, by the process that runs the table (the one that committed
-  the move: in a cluster, exactly one).  Not called for an *absent* person's turns (the
-  stand-in plays them at once) nor for a turn that begins during the person's vacation.
+  ms.  Called when the turn begins, by the process that runs the table (the one that
+  committed the move), and again for each turn still running when a table is brought back
+  (a restart, a takeover in a cluster: the process that began it may have died before its
+  notifier stored it) with the same ``deadline``: the deadline names the turn, and a
+  notifier keeps one notification per turn.  Not called for an *absent* person's turns
+  (the stand-in plays them at once) nor for a turn that begins during the person's
+  vacation.
 * ``game_ended(player_id, table_id, game, place)`` — the game ended; ``place`` is the
   person's (1 = first) or ``None`` (unranked, abandoned).
 * ``invited(player_id, table_id, game, by)`` — ``by`` (a player id) made the rematch
