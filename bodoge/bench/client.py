@@ -25,6 +25,8 @@ class Stats:
     clients: int = 0
     #: How late the client process's own event loop ran (its share of the latencies).
     lags: list[float] = field(default_factory=list)
+    #: Its stalls and whose they were (``LoopWatch.to_json``: its own work or no CPU).
+    loop: dict[str, JSON] = field(default_factory=dict)
     #: Bytes of each ``event`` frame received while measuring.
     event_bytes: list[int] = field(default_factory=list)
     #: Event frames carrying a ``patch`` (the others carry the whole ``view``).

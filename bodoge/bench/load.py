@@ -13,6 +13,7 @@ from typing import Any
 from bodoge.bench.client import Known, Lost, Seat, Stats, error_kind
 from bodoge.bench.moves import pick_move
 from bodoge.core.values import JSON
+from bodoge.server.services.loop_watch import LoopWatch
 
 
 class TableRun:
@@ -209,15 +210,12 @@ async def play_tables(plan: Plan, ready: Callable[[], None], go: Callable[[], An
     for run in runs:
         run.measuring = True
 
-    async def watch_lag() -> None:
-        while True:
-            started = time.perf_counter()
-            await asyncio.sleep(0.01)
-            stats.lags.append(time.perf_counter() - started - 0.01)
-
-    watcher = asyncio.create_task(watch_lag())
+    # The server's own watch of its loop: the lags, and whose each stall was.
+    watcher = LoopWatch(0.01, lags=stats.lags)
+    watcher.start()
     await asyncio.sleep(plan.duration)
-    watcher.cancel()
+    watcher.stop()
+    stats.loop = watcher.to_json()
     for run in runs:
         run.measuring = False
         run.stop = True

@@ -27,7 +27,14 @@ from bodoge.bench.cluster import (
 )
 from bodoge.bench.kill import Kill, kill_owner
 from bodoge.bench.load import Plan, client_process
-from bodoge.bench.processes import HERE, cpu_seconds, proc_status, server_stats, start_server
+from bodoge.bench.processes import (
+    HERE,
+    cpu_seconds,
+    proc_status,
+    run_queue_seconds,
+    server_stats,
+    start_server,
+)
 from bodoge.core.values import JSON
 
 
@@ -64,6 +71,13 @@ class Outcome:
     committed: dict[tuple[str, int], int] | None = None
     #: A cluster: what the window cost PostgreSQL, Redis and nginx (bodoge/bench/backends.py).
     costs: Costs | None = None
+    #: Seconds the servers' main threads waited for a CPU over the window (all together).
+    server_waited: float = 0.0
+    #: The client processes' CPU seconds, and the seconds their main threads waited for a CPU.
+    clients_cpu: float = 0.0
+    clients_waited: float = 0.0
+    #: The machine's load average (1 minute) as the window began and as it ended.
+    load: tuple[float, float] = (0.0, 0.0)
 
     @property
     def moves(self) -> int:
@@ -187,6 +201,10 @@ def _play(
         # The collector's figures are those of one process that lives to the end.
         befores = [server_stats(url) for url in direct]
         cpu_start, wall_start = sum(map(cpu_seconds, pids)), time.monotonic()
+        clients = [worker.pid for worker in workers if worker.pid is not None]
+        waited_start = sum(map(run_queue_seconds, pids))
+        clients_start = (sum(map(cpu_seconds, clients)), sum(map(run_queue_seconds, clients)))
+        load_start = os.getloadavg()[0]
         nginx_start = tree_cpu(outcome.nginx_pid) if nginx else 0.0
         counters = probe(outcome.nginx_pid) if probe is not None else None
         kill_after = getattr(args, "kill_owner_after", None)
@@ -207,6 +225,12 @@ def _play(
         alive = [pid for pid in pids if pid != victim]
         outcome.cpu = sum(map(cpu_seconds, alive)) + cpu_dead - cpu_start
         outcome.wall = time.monotonic() - wall_start
+        # Before the clients hang up: their CPU and waits are the window's.
+        outcome.clients_cpu = sum(map(cpu_seconds, clients)) - clients_start[0]
+        outcome.clients_waited = sum(map(run_queue_seconds, clients)) - clients_start[1]
+        if victim == 0:
+            outcome.server_waited = sum(map(run_queue_seconds, pids)) - waited_start
+        outcome.load = (load_start, os.getloadavg()[0])
         if nginx is not None:
             # Its workers do the proxying: the master's own CPU is next to nothing.
             outcome.nginx_cpu = tree_cpu(outcome.nginx_pid) - nginx_start

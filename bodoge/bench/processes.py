@@ -137,6 +137,15 @@ def proc_status(pid: int, key: str) -> int:
     return int(found.group(1)) if found else 0
 
 
+def run_queue_seconds(pid: int) -> float:
+    """Seconds the process's main thread has waited for a CPU, ready to run
+    (``/proc/<pid>/schedstat``; 0 where there is none)."""
+    try:
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def cpu_seconds(pid: int) -> float:
     """The process's user + system CPU time so far (``/proc/<pid>/stat``)."""
     try:

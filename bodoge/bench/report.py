@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 from collections.abc import Sequence
 from itertools import pairwise
@@ -88,6 +89,86 @@ def _histogram_lines(before: dict[str, JSON], after: dict[str, JSON]) -> list[st
     return lines
 
 
+def _bucket_of(bounds: Sequence[float], counts: Sequence[int], q: float) -> str:
+    """The bucket of a histogram in which its ``q`` quantile falls.
+
+    >>> _bucket_of([1, 5, 20], [90, 9, 1, 0], 0.5), _bucket_of([1, 5, 20], [90, 9, 0, 1], 0.999)
+    ('< 1 ms', '> 20 ms')
+    >>> _bucket_of([1, 5, 20], [90, 9, 1, 0], 0.99)
+    '1–5 ms'
+    """
+    total = sum(counts)
+    seen = 0
+    for i, count in enumerate(counts):
+        seen += count
+        if seen >= q * total and count:
+            if i == 0:
+                return f"< {bounds[0]:g} ms"
+            if i == len(bounds):
+                return f"> {bounds[-1]:g} ms"
+            return f"{bounds[i - 1]:g}–{bounds[i]:g} ms"
+    return "-"
+
+
+def _stall_split(stalls: Sequence[Sequence[float]], tick_ms: float) -> str:
+    """How late the loop's stalls came in all, and whose the time was: the process's own
+    work (CPU, of it the collector's passes) or the machine's (waiting for a CPU)."""
+    late = sum(s[1] for s in stalls)
+    cpu = sum(s[2] for s in stalls)
+    collector = sum(s[3] for s in stalls)
+    queued = sum(s[4] for s in stalls)
+    rest = max(0.0, late + tick_ms * len(stalls) - cpu - queued)
+    return (
+        f"{len(stalls)} stall(s) of 50 ms or more, {late:.0f} ms late in all; their time: "
+        f"{cpu:.0f} ms its own work (of it {collector:.0f} ms the collector), "
+        f"{queued:.0f} ms waiting for a CPU, {rest:.0f} ms neither"
+    )
+
+
+def _loop_lines(outcome: Outcome) -> list[str]:
+    """How late the event loops ran (the server's and the clients') and whose the lag was."""
+    lines = []
+    before, after = outcome.before, outcome.after
+    if before is not None and after is not None and "loop" in after and "loop" in before:
+        old, new = before["loop"], after["loop"]
+        bounds = new["histogram"]["bounds_ms"]
+        counts = [
+            b - a for a, b in zip(old["histogram"]["lag"], new["histogram"]["lag"], strict=True)
+        ]
+        window = [s for s in new["stalls"] if before["uptime"] < s[0] <= after["uptime"]]
+        longest = max((s[1] for s in window), default=0.0)
+        lines.append(
+            f"server event loop (a tick every {new['tick_ms']:g} ms): lag median "
+            f"{_bucket_of(bounds, counts, 0.5)}, p99 {_bucket_of(bounds, counts, 0.99)}, "
+            f"p99.9 {_bucket_of(bounds, counts, 0.999)}"
+            + (f", longest {longest:.0f} ms" if window else "")
+        )
+        if window:
+            lines.append("  " + _stall_split(window, new["tick_ms"]))
+            worst = sorted(window, key=lambda s: -s[1])[:5]
+            lines.append(
+                "  worst stalls (s since start-up: ms late = CPU / collector / waiting for a CPU): "
+                + ", ".join(
+                    f"{s[0]:.1f}: {s[1]:.0f} = {s[2]:.0f}/{s[3]:.0f}/{s[4]:.0f}" for s in worst
+                )
+            )
+    stalls = [s for st in outcome.stats for s in st.loop.get("stalls", [])]
+    ticks = [st.loop["tick_ms"] for st in outcome.stats if st.loop]
+    if ticks:
+        lines.append("  clients' loops: " + _stall_split(stalls, ticks[0]))
+    wall = max(1e-9, outcome.wall)
+    if outcome.pid:
+        procs = len(outcome.stats) or 1
+        lines.append(
+            f"waiting for a CPU (ready to run, the run queue's time over the window): the "
+            f"server's main thread {outcome.server_waited / wall * 100:.0f}% of the time, the "
+            f"clients' {outcome.clients_waited / wall / procs * 100:.0f}% each; the clients' "
+            f"CPU {outcome.clients_cpu / wall / procs * 100:.0f}% of a core each; load average "
+            f"{outcome.load[0]:.1f} → {outcome.load[1]:.1f} on {os.cpu_count()} cores"
+        )
+    return lines
+
+
 def _memory_lines(outcome: Outcome, clients: int) -> list[str]:
     """What each connected player costs the server: the memory it holds beyond what it held
     idle (started, no client), per connection and per table."""
@@ -127,6 +208,7 @@ def report(outcome: Outcome, indent: str = "  ") -> None:
             f"the clients' own event-loop lag: median {statistics.median(lags) * 1e3:.1f} ms, "
             f"p99 {percentile(lags, 0.99) * 1e3:.1f} ms"
         )
+    lines += _loop_lines(outcome)
     sizes = [x for s in stats for x in s.event_bytes]
     if sizes:
         patches = sum(s.patches for s in stats)

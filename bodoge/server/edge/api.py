@@ -23,6 +23,7 @@ from bodoge.server.runtime.protocol import TABLE_ID, ProtocolError, iso
 from bodoge.server.runtime.shown import ShownTable
 from bodoge.server.runtime.stats import GC
 from bodoge.server.services.collector import COLLECTOR
+from bodoge.server.services.loop_watch import LOOP
 from bodoge.store import TableBundle
 
 if TYPE_CHECKING:
@@ -50,7 +51,13 @@ async def stats(server: Server, request: Request) -> Response:
     live = len(server.tables.live)
     lobby = server.lobby.to_json()
     return JSONResponse(
-        {**server.counters.to_json(), "tables": live, "gc": collector, "lobby": lobby}
+        {
+            **server.counters.to_json(),
+            "tables": live,
+            "gc": collector,
+            "loop": LOOP.to_json(),
+            "lobby": lobby,
+        }
     )
 
 

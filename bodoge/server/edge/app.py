@@ -42,6 +42,7 @@ from bodoge.server.edge.websocket import WebSockets
 from bodoge.server.runtime.config import ServerConfig
 from bodoge.server.runtime.stats import GC
 from bodoge.server.services.collector import COLLECTOR
+from bodoge.server.services.loop_watch import LOOP
 from bodoge.server.wiring import Server
 
 
@@ -56,12 +57,15 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
         # (bodoge/server/services/collector.py).
         COLLECTOR.start(config.gc_sweep_above)
         GC.install()
+        # How late the loop runs, and whose the lag is (bodoge/server/services/loop_watch.py).
+        LOOP.start()
         if on_ready is not None:
             on_ready()
         try:
             yield
         finally:
             COLLECTOR.stop()
+            LOOP.stop()
             await server.stop()
 
     routes = [

@@ -1,0 +1,152 @@
+"""How late the event loop runs, and why: the server's own work, the collector, or a machine
+that gave the process no CPU.
+
+Every table and socket of a process waits while its event loop is busy, so the loop's lag
+is a floor under every latency the server causes.  A lag alone does not say whose it is: the
+loop may have run a long callback (the server's own work), a collector pass, or nothing at
+all because the machine's other processes held every core — on a small machine shared with
+the load's clients, the usual case.  So each tick of :class:`LoopWatch` splits the time it
+came late into
+
+* the main thread's CPU time (``time.thread_time``): work the loop did, of which
+* the collector's passes (``GcPauses``) are shown apart, and
+* the time the main thread waited for a CPU on the kernel's run queue
+  (``/proc/thread-self/schedstat``): time the process was ready but not running.
+
+What is left (neither running nor waiting for a CPU) is waiting for the GIL or for I/O,
+which the loop never does on purpose.  A *stall* is a tick at least :data:`STALL_SECONDS`
+late; the last :data:`KEPT` stalls are kept with when they happened and that split, so a
+stall can be set beside a periodic task's times and the collector's pauses
+(``GET /api/stats``: ``loop``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from bisect import bisect_left
+from collections.abc import Callable
+from pathlib import Path
+
+from bodoge.core.values import JSON
+from bodoge.server.runtime.stats import GC, uptime
+
+#: Seconds between two ticks.
+TICK_SECONDS = 0.02
+#: A tick at least this late is a stall, kept one by one.
+STALL_SECONDS = 0.05
+#: The stalls kept (the last ones).
+KEPT = 500
+#: The upper bounds (ms) of the lag histogram's buckets; the last bucket is beyond them.
+LAG_BOUNDS_MS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+
+_SCHEDSTAT = Path("/proc/thread-self/schedstat")
+
+
+def run_queue_seconds() -> float:
+    """Seconds the calling thread has waited on the kernel's run queue (0 without /proc)."""
+    try:
+        return int(_SCHEDSTAT.read_text().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _gc_seconds() -> float:
+    return sum(GC.seconds)
+
+
+class LoopWatch:
+    """The lag of one event loop: :meth:`start` in it, :meth:`stop` at the end.
+
+    ``clock``, ``cpu``, ``queued`` and ``collected`` are the clocks it reads (wall, the main
+    thread's CPU, its run-queue wait, the collector's time), all in seconds; tests give
+    their own.
+    """
+
+    def __init__(
+        self,
+        tick: float = TICK_SECONDS,
+        *,
+        clock: Callable[[], float] = time.perf_counter,
+        cpu: Callable[[], float] = time.thread_time,
+        queued: Callable[[], float] = run_queue_seconds,
+        collected: Callable[[], float] = _gc_seconds,
+        lags: list[float] | None = None,
+    ) -> None:
+        self.tick = tick
+        #: Every tick's lag in seconds, if given a list (the bench's clients keep them).
+        self.lags = lags
+        self._clocks = (clock, cpu, queued, collected)
+        self.ticks = 0
+        #: Every tick's lag counted in a bucket of :data:`LAG_BOUNDS_MS`.
+        self.buckets = [0] * (len(LAG_BOUNDS_MS) + 1)
+        self.longest = 0.0
+        #: Over every stall: seconds late, and of them CPU, collector and run-queue seconds.
+        self.stalled = [0.0, 0.0, 0.0, 0.0]
+        #: ``(uptime, late, cpu, collector, run queue)`` of the last stalls (seconds), a ring.
+        self._stalls: list[tuple[float, float, float, float, float] | None] = [None] * KEPT
+        self._written = 0
+        self._last = (0.0, 0.0, 0.0, 0.0)
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._last = self._read()
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+
+    def _read(self) -> tuple[float, float, float, float]:
+        clock, cpu, queued, collected = self._clocks
+        return (clock(), cpu(), queued(), collected())
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.tick)
+            self.note(self._read())
+
+    def note(self, now: tuple[float, float, float, float]) -> None:
+        """One tick: ``now`` is the four clocks read as the loop woke up."""
+        wall, cpu, queued, collected = (b - a for a, b in zip(self._last, now, strict=True))
+        self._last = now
+        late = max(0.0, wall - self.tick)
+        self.ticks += 1
+        if self.lags is not None:
+            self.lags.append(late)
+        self.buckets[bisect_left(LAG_BOUNDS_MS, late * 1e3)] += 1
+        self.longest = max(self.longest, late)
+        if late >= STALL_SECONDS:
+            stall = (late, min(cpu, wall), min(collected, wall), min(queued, wall))
+            for i, part in enumerate(stall):
+                self.stalled[i] += part
+            self._stalls[self._written % KEPT] = (uptime() - wall, *stall)
+            self._written += 1
+
+    @property
+    def stalls(self) -> list[tuple[float, float, float, float, float]]:
+        """The last stalls, oldest first."""
+        return sorted(s for s in self._stalls[:] if s is not None)
+
+    def to_json(self) -> dict[str, JSON]:
+        late, cpu, collector, queued = self.stalled
+        return {
+            "tick_ms": self.tick * 1e3,
+            "ticks": self.ticks,
+            "longest_ms": round(self.longest * 1e3, 3),
+            "histogram": {"bounds_ms": list(LAG_BOUNDS_MS), "lag": self.buckets[:]},
+            "stalled_ms": {
+                "late": round(late * 1e3, 3),
+                "cpu": round(cpu * 1e3, 3),
+                "collector": round(collector * 1e3, 3),
+                "run_queue": round(queued * 1e3, 3),
+            },
+            "stalls": [
+                [round(at, 3), *(round(x * 1e3, 3) for x in parts)] for at, *parts in self.stalls
+            ],
+        }
+
+
+#: The server process's loop (one per process, like the collector).
+LOOP = LoopWatch()

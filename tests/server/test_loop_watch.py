@@ -1,0 +1,104 @@
+"""``LoopWatch`` (``bodoge/server/services/loop_watch.py``): how late the event loop runs,
+and whose each stall was — the process's own work, the collector, or waiting for a CPU."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+
+from bodoge.server.services.loop_watch import KEPT, LAG_BOUNDS_MS, STALL_SECONDS, LoopWatch
+from tests.support.live_server import LiveServer
+
+
+class Clocks:
+    """Four clocks a test moves by hand: wall, CPU, run queue, collector."""
+
+    def __init__(self) -> None:
+        self.now = [0.0, 0.0, 0.0, 0.0]
+
+    def watch(self, tick: float = 0.02, lags: list[float] | None = None) -> LoopWatch:
+        return LoopWatch(
+            tick,
+            clock=lambda: self.now[0],
+            cpu=lambda: self.now[1],
+            queued=lambda: self.now[2],
+            collected=lambda: self.now[3],
+            lags=lags,
+        )
+
+    def advance(self, wall: float, cpu: float = 0.0, queued: float = 0.0, gc: float = 0.0) -> None:
+        for i, step in enumerate((wall, cpu, queued, gc)):
+            self.now[i] += step
+
+
+def test_a_tick_on_time_is_no_stall_and_a_late_one_is_split_by_whose_time_it_was() -> None:
+    clocks = Clocks()
+    lags: list[float] = []
+    watch = clocks.watch(lags=lags)
+    watch._last = watch._read()
+    clocks.advance(0.021, cpu=0.001)
+    watch.note(watch._read())
+    # 300 ms late: 100 ms of its own work (40 of them the collector's), 190 waiting for a CPU.
+    clocks.advance(0.32, cpu=0.1, queued=0.19, gc=0.04)
+    watch.note(watch._read())
+    # Late while neither running nor ready (a blocking call).
+    clocks.advance(0.02 + STALL_SECONDS, cpu=0.0)
+    watch.note(watch._read())
+    data = watch.to_json()
+    assert data["ticks"] == 3
+    assert [round(x, 3) for x in lags] == [0.001, 0.3, STALL_SECONDS]
+    assert data["longest_ms"] == 300.0
+    assert sum(data["histogram"]["lag"]) == 3
+    buckets = data["histogram"]["lag"]
+    assert buckets[LAG_BOUNDS_MS.index(2)] == 1  # 1 ms late: the 1-2 ms bucket
+    assert buckets[LAG_BOUNDS_MS.index(500)] == 1  # 300 ms: the 200-500 ms bucket
+    assert buckets[LAG_BOUNDS_MS.index(50)] == 1  # 50 ms: up to 50 ms
+    stalls = data["stalls"]
+    assert [s[1:] for s in stalls] == [[300.0, 100.0, 40.0, 190.0], [50.0, 0.0, 0.0, 0.0]]
+    assert stalls[0][0] <= stalls[1][0]
+    assert data["stalled_ms"] == {"late": 350.0, "cpu": 100.0, "collector": 40.0, "run_queue": 190.0}
+
+
+def test_only_the_last_stalls_are_kept() -> None:
+    clocks = Clocks()
+    watch = clocks.watch()
+    watch._last = watch._read()
+    for i in range(KEPT + 10):
+        clocks.advance(0.02 + STALL_SECONDS + i / 1e6, cpu=0.01)
+        watch.note(watch._read())
+    stalls = watch.to_json()["stalls"]
+    assert len(stalls) == KEPT
+    assert min(s[1] for s in stalls) > STALL_SECONDS * 1e3 + 9 / 1e3  # the first ten are gone
+
+
+async def test_a_busy_loop_is_its_own_work_and_a_blocked_one_is_not() -> None:
+    watch = LoopWatch(0.01)
+    watch.start()
+    try:
+        await asyncio.sleep(0.05)
+        spin_until = time.perf_counter() + 0.2
+        while time.perf_counter() < spin_until:  # a callback that keeps the loop busy
+            pass
+        await asyncio.sleep(0.05)
+        time.sleep(0.2)  # a callback that blocks without running
+        await asyncio.sleep(0.05)
+    finally:
+        watch.stop()
+    busy, blocked = sorted(watch.stalls, key=lambda s: s[0])[-2:]
+    # Busy: running or ready to run all along (on a loaded machine, much of it waiting).
+    assert busy[1] >= 0.15 and busy[2] + busy[4] >= 0.8 * busy[1], busy
+    # Blocked: neither running nor waiting for a CPU.
+    assert blocked[1] >= 0.15 and blocked[2] + blocked[4] < 0.5 * blocked[1], blocked
+
+
+async def test_the_stats_show_the_loop(live_server: LiveServer) -> None:
+    async with httpx.AsyncClient(base_url=live_server.url, timeout=20) as http:
+        first = (await http.get("/api/stats")).json()["loop"]
+        await asyncio.sleep(0.3)
+        loop = (await http.get("/api/stats")).json()["loop"]
+    assert loop["ticks"] > first["ticks"]
+    assert loop["histogram"]["bounds_ms"] == list(LAG_BOUNDS_MS)
+    assert sum(loop["histogram"]["lag"]) == loop["ticks"]
+    assert set(loop["stalled_ms"]) == {"late", "cpu", "collector", "run_queue"}
