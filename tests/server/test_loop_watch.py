@@ -58,7 +58,8 @@ def test_a_tick_on_time_is_no_stall_and_a_late_one_is_split_by_whose_time_it_was
     stalls = data["stalls"]
     assert [s[1:] for s in stalls] == [[300.0, 100.0, 40.0, 190.0], [50.0, 0.0, 0.0, 0.0]]
     assert stalls[0][0] <= stalls[1][0]
-    assert data["stalled_ms"] == {"late": 350.0, "cpu": 100.0, "collector": 40.0, "run_queue": 190.0}
+    stalled = {"late": 350.0, "cpu": 100.0, "collector": 40.0, "run_queue": 190.0}
+    assert data["stalled_ms"] == stalled
 
 
 def test_only_the_last_stalls_are_kept() -> None:
