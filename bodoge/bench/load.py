@@ -212,7 +212,7 @@ async def play_tables(plan: Plan, ready: Callable[[], None], go: Callable[[], An
 
     # The server's own watch of its loop: the lags, and whose each stall was.
     watcher = LoopWatch(0.01, lags=stats.lags)
-    watcher.start()
+    watcher.start(sample=False)
     await asyncio.sleep(plan.duration)
     watcher.stop()
     stats.loop = watcher.to_json()

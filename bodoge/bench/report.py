@@ -152,6 +152,16 @@ def _loop_lines(outcome: Outcome) -> list[str]:
                     f"{s[0]:.1f}: {s[1]:.0f} = {s[2]:.0f}/{s[3]:.0f}/{s[4]:.0f}" for s in worst
                 )
             )
+        places = dict(new.get("stalled_in", []))
+        for where, n in old.get("stalled_in", []):
+            if where in places:
+                places[where] -= n
+        shown = sorted(((n, w) for w, n in places.items() if n > 0), reverse=True)[:5]
+        if shown:
+            lines.append(
+                "  where its loop was during stalls (samples every 10 ms, innermost first): "
+                + "; ".join(f"{where} ({n})" for n, where in shown)
+            )
     stalls = [s for st in outcome.stats for s in st.loop.get("stalls", [])]
     ticks = [st.loop["tick_ms"] for st in outcome.stats if st.loop]
     if ticks:

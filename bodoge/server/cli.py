@@ -10,12 +10,17 @@ import ipaddress
 import logging
 import resource
 import socket
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
 from bodoge.server.runtime.config import DAY, Limits, Quotas, ServerConfig
 from bodoge.store import sqlite_url
+
+if TYPE_CHECKING:
+    import uvicorn
 
 #: Puzzles made on a first start (a minute or two of a worker's time).
 INITIAL_PUZZLES = 60
@@ -482,11 +487,46 @@ def ws_ping(args: argparse.Namespace) -> float:
     return WS_PING if args.redis is not None else 20.0
 
 
+def uvicorn_config(
+    app: Any,
+    frame_bytes: int,
+    log_level: str,
+    trusted_proxies: Sequence[str],
+    ping: float | None = 20.0,
+) -> uvicorn.Config:
+    """How ``bodoge serve`` runs uvicorn (``app``: the ASGI application; ``ping``: seconds
+    between the pings on each WebSocket, ``None`` for none)."""
+    import uvicorn
+
+    from bodoge.server.edge.socket_protocol import LeanHttpProtocol, LeanWebSocketProtocol
+
+    return uvicorn.Config(
+        app,
+        log_level=log_level,
+        access_log=False,
+        ws_max_size=frame_bytes,
+        # Compression costs CPU and memory per connection; game messages are small.
+        ws_per_message_deflate=False,
+        # uvicorn's sans-I/O WebSocket protocol, with lighter waiting parts, and its HTTP
+        # protocol, both letting go of what a socket no longer needs
+        # (bodoge/server/edge/socket_protocol.py).
+        ws=LeanWebSocketProtocol,
+        http=LeanHttpProtocol,
+        ws_ping_interval=ping,
+        lifespan="on",
+        # The client address the limits count is the socket's, unless the socket is a
+        # trusted proxy's: then X-Forwarded-For names the visitor.  Anyone else could
+        # write any address there, so nobody is trusted unless named.
+        proxy_headers=bool(trusted_proxies),
+        forwarded_allow_ips=list(trusted_proxies),
+        timeout_graceful_shutdown=5,
+    )
+
+
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from bodoge.server.edge.app import create_app
-    from bodoge.server.edge.socket_protocol import LeanWebSocketProtocol
 
     data = args.data or default_data_dir()
     db_url = args.db or sqlite_url(data)
@@ -554,24 +594,12 @@ def serve(args: argparse.Namespace) -> int:
     )
     app = create_app(config, on_ready=ready)
     server = uvicorn.Server(
-        uvicorn.Config(
+        uvicorn_config(
             app,
-            log_level=args.log_level,
-            access_log=False,
-            ws_max_size=config.limits.frame_bytes,
-            # Compression costs CPU and memory per connection; game messages are small.
-            ws_per_message_deflate=False,
-            # uvicorn's sans-I/O WebSocket protocol, with lighter waiting parts
-            # (bodoge/server/edge/socket_protocol.py).
-            ws=LeanWebSocketProtocol,
-            ws_ping_interval=ws_ping(args) or None,
-            lifespan="on",
-            # The client address the limits count is the socket's, unless the socket is a
-            # trusted proxy's: then X-Forwarded-For names the visitor.  Anyone else could
-            # write any address there, so nobody is trusted unless named.
-            proxy_headers=bool(args.trusted_proxies),
-            forwarded_allow_ips=list(args.trusted_proxies),
-            timeout_graceful_shutdown=5,
+            config.limits.frame_bytes,
+            args.log_level,
+            args.trusted_proxies,
+            ws_ping(args) or None,
         )
     )
     server.run(sockets=[sock])

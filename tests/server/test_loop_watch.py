@@ -4,11 +4,20 @@ and whose each stall was — the process's own work, the collector, or waiting f
 from __future__ import annotations
 
 import asyncio
+import re
+import sys
 import time
+import types
 
 import httpx
 
-from bodoge.server.services.loop_watch import KEPT, LAG_BOUNDS_MS, STALL_SECONDS, LoopWatch
+from bodoge.server.services.loop_watch import (
+    KEPT,
+    LAG_BOUNDS_MS,
+    STALL_SECONDS,
+    LoopWatch,
+    place,
+)
 from tests.support.live_server import LiveServer
 
 
@@ -92,6 +101,24 @@ async def test_a_busy_loop_is_its_own_work_and_a_blocked_one_is_not() -> None:
     assert busy[1] >= 0.15 and busy[2] + busy[4] >= 0.8 * busy[1], busy
     # Blocked: neither running nor waiting for a CPU.
     assert blocked[1] >= 0.15 and blocked[2] + blocked[4] < 0.5 * blocked[1], blocked
+    # Where: both stalls sampled in this function (the spinning line, the sleeping one).
+    here = [where for where in watch.places if where.startswith("test_loop_watch.py:")]
+    assert len(here) >= 2, watch.places
+    assert sum(watch.places.values()) >= 10
+
+
+def test_a_place_is_bodoges_innermost_lines() -> None:
+    def inner() -> str:
+        return place(sys._getframe())
+
+    where = inner()  # test code: only the innermost line, then bodoge's (none here)
+    assert re.fullmatch(r"test_loop_watch\.py:\d+", where), where
+    from bodoge.core import values  # any module of bodoge
+
+    frame = types.SimpleNamespace(
+        f_code=types.SimpleNamespace(co_filename=values.__file__), f_lineno=7, f_back=None
+    )
+    assert place(frame) == "bodoge.core.values:7"  # type: ignore[arg-type]
 
 
 async def test_the_stats_show_the_loop(live_server: LiveServer) -> None:
@@ -103,3 +130,4 @@ async def test_the_stats_show_the_loop(live_server: LiveServer) -> None:
     assert loop["histogram"]["bounds_ms"] == list(LAG_BOUNDS_MS)
     assert sum(loop["histogram"]["lag"]) == loop["ticks"]
     assert set(loop["stalled_ms"]) == {"late", "cpu", "collector", "run_queue"}
+    assert all(isinstance(where, str) and n >= 1 for where, n in loop["stalled_in"])

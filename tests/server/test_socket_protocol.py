@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import socket
 from pathlib import Path
 from typing import Any
 
 import pytest
 import uvicorn
 from uvicorn.server import ServerState
+from websockets.asyncio.client import connect
+from websockets.http11 import Request
 
+from bodoge.server.cli import uvicorn_config
 from bodoge.server.edge.app import create_app
 from bodoge.server.edge.origins import SameOrigin
 from bodoge.server.edge.socket_protocol import Inbound, LeanWebSocketProtocol, Writable
@@ -71,3 +75,82 @@ def test_ws_is_served_behind_the_origin_check_and_ahead_of_the_router(tmp_path: 
     kinds = [m.cls for m in app.user_middleware]
     assert kinds.index(WebSockets) == kinds.index(SameOrigin) + 1
     assert not [r for r in app.routes if getattr(r, "path", None) == "/ws"]
+
+
+class EchoApp:
+    """An ASGI app that notes each socket's user agent and protocol, and echoes its frames."""
+
+    def __init__(self) -> None:
+        self.agents: list[str | None] = []
+        self.open: list[LeanWebSocketProtocol] = []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            return
+        await receive()  # websocket.connect
+        headers = dict(scope["headers"])
+        self.agents.append(headers[b"user-agent"].decode() if b"user-agent" in headers else None)
+        await send({"type": "websocket.accept"})
+        protocol = send.__self__
+        self.open.append(protocol)
+        try:
+            while (message := await receive())["type"] == "websocket.receive":
+                await send({"type": "websocket.send", "text": message["text"]})
+        finally:
+            self.open.remove(protocol)
+
+
+@pytest.fixture
+async def echo_server() -> Any:
+    app = EchoApp()
+    server = uvicorn.Server(uvicorn_config(app, 2**16, "warning", ()))
+    server.config.lifespan = "off"
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    serving = asyncio.ensure_future(server.serve(sockets=[sock]))
+    while not server.started:
+        await asyncio.sleep(0.01)
+    yield app, f"ws://127.0.0.1:{sock.getsockname()[1]}/ws"
+    server.should_exit = True
+    await asyncio.wait_for(serving, 10)
+
+
+async def test_an_open_socket_lets_go_of_its_handshake(echo_server: Any) -> None:
+    app, url = echo_server
+    async with connect(url, user_agent_header="Bench/1.0 (X11)") as ws:
+        await ws.send("hi")
+        assert await ws.recv() == "hi"  # still served after letting go
+        (protocol,) = app.open
+        assert app.agents == ["Bench/1.0 (X11)"]  # read before the answer
+        assert not hasattr(protocol, "request") and not hasattr(protocol, "response")
+        assert protocol.scope["headers"] == []
+        # websockets' parser keeps the request for the socket's life: its headers are empty.
+        request = protocol.conn.parser.gi_frame.f_locals["request"]
+        assert isinstance(request, Request) and not request.headers
+
+
+def _alive(kinds: set[str]) -> int:
+    return sum(1 for o in gc.get_objects() if type(o).__name__ in kinds)
+
+
+async def test_reference_counting_alone_frees_sockets_that_come_and_go(echo_server: Any) -> None:
+    """The server freezes what outlives a young collector pass, so a socket's protocols in a
+    reference cycle would be kept for good: with the collector off, none may outlive it."""
+    app, url = echo_server
+    protocols = {"LeanWebSocketProtocol", "LeanHttpProtocol", "ServerProtocol", "HttpRequestParser"}
+    gc.collect()
+    gc.disable()
+    try:
+        before = _alive(protocols)
+        for i in range(20):
+            async with connect(url) as ws:
+                await ws.send(str(i))
+                assert await ws.recv() == str(i)
+        for _ in range(500):  # the server side notices each close
+            if _alive(protocols) <= before:
+                break
+            await asyncio.sleep(0.01)
+        left = _alive(protocols) - before
+    finally:
+        gc.enable()
+    assert left <= 0, f"{left} protocol objects outlived their sockets"

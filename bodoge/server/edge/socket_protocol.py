@@ -8,6 +8,26 @@ queue, and the queue holds a message or two at a time. :class:`LeanWebSocketProt
 uvicorn's protocol with a list and one future for the first, and a flag and a list of futures
 (made only while a writer waits) for the second; ``bodoge serve`` runs it
 (``uvicorn.Config(ws=…)``).
+
+It also lets go of what only the opening handshake needed, and of what would be garbage in
+reference cycles once a socket is gone:
+
+* the handshake's request and response, and their headers (uvicorn keeps both as long as the
+  socket, and the ASGI scope a copy of the request's headers as bytes: some 5 KiB a socket).
+  The application reads what it needs of the headers before it accepts (the origin, the
+  user agent, the proxy's forwarded address), so once the handshake's answer is sent the
+  protocol empties them. websockets' parser keeps the request in a local variable of its
+  generator for as long as the socket is open, so the request's headers are emptied in
+  place;
+* websockets' parser, a generator holding its protocol (a cycle), is closed when the socket
+  is lost;
+* the HTTP protocol that read the upgrade request holds its parser, which holds it back
+  (a cycle uvicorn breaks only when an HTTP connection is lost, which an upgraded one never
+  is): :class:`LeanHttpProtocol` drops its parser once it has handed the socket over.
+
+The server freezes what survives each young collector pass (bodoge/server/services/
+collector.py), so garbage in cycles that lived a moment would be kept for good: every socket
+that ever came and went would have left its protocols behind.
 """
 
 from __future__ import annotations
@@ -15,6 +35,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 
@@ -95,3 +116,32 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         writable = Writable()
         writable.set()  # as uvicorn's own starts
         self.writable: Any = writable
+
+    async def send(self, message: Any) -> None:
+        opening = not self.handshake_complete
+        await super().send(message)
+        if opening and self.handshake_complete:
+            self._forget_handshake()
+
+    def _forget_handshake(self) -> None:
+        # uvicorn reads them only until the handshake is complete.
+        self.request.headers.clear()
+        self.response.headers.clear()
+        del self.request, self.response
+        # The same list the application was given: emptied, not replaced.
+        headers = self.scope["headers"]
+        if isinstance(headers, list):
+            headers.clear()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self.conn.parser.close()
+
+
+class LeanHttpProtocol(HttpToolsProtocol):
+    """uvicorn's HTTP protocol (httptools), which lets go of its parser once upgraded."""
+
+    def handle_websocket_upgrade(self) -> None:
+        super().handle_websocket_upgrade()
+        # The socket is the WebSocket protocol's now; this one is done with.
+        self.parser = None  # type: ignore[assignment]

@@ -61,11 +61,12 @@ async def serve(server: Server, scope: Scope, receive: Receive, send: Send) -> N
     """Serve one client until it goes."""
     if (await receive())["type"] != "websocket.connect":
         return
-    await send({"type": "websocket.accept"})
     client = scope.get("client")
     address = client[0] if client else None
     counters = server.counters
     # ASGI servers give header names in lower case; values are Latin-1, as Starlette reads them.
+    # Read before accepting: the protocol lets go of the handshake's headers once it answered
+    # (bodoge/server/edge/socket_protocol.py).
     agent = next(
         (
             value.decode("latin-1")
@@ -74,6 +75,7 @@ async def serve(server: Server, scope: Scope, receive: Receive, send: Send) -> N
         ),
         None,
     )
+    await send({"type": "websocket.accept"})
     connection = server.connect(AsgiTransport(send, counters), address, agent)
     counters.connections_open += 1
     counters.connections_total += 1

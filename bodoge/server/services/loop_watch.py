@@ -18,15 +18,25 @@ which the loop never does on purpose.  A *stall* is a tick at least :data:`STALL
 late; the last :data:`KEPT` stalls are kept with when they happened and that split, so a
 stall can be set beside a periodic task's times and the collector's pauses
 (``GET /api/stats``: ``loop``).
+
+And *where*: while a tick is overdue by a stall's length, a thread of the watch looks at what
+the main thread is running, every :data:`SAMPLE_SECONDS`, and counts the place — the
+innermost lines of bodoge's own code on its stack — so a callback that holds the loop names
+itself (``stalled_in``).  The thread only reads a clock between looks; it takes a stack only
+during a stall.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
+import threading
 import time
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 
 from bodoge.core.values import JSON
 from bodoge.server.runtime.stats import GC, uptime
@@ -39,6 +49,12 @@ STALL_SECONDS = 0.05
 KEPT = 500
 #: The upper bounds (ms) of the lag histogram's buckets; the last bucket is beyond them.
 LAG_BOUNDS_MS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+#: Seconds between two looks of the sampling thread.
+SAMPLE_SECONDS = 0.01
+#: The places shown (the most sampled).
+PLACES = 12
+#: Lines of bodoge's code that name a place (innermost first).
+DEPTH = 3
 
 _SCHEDSTAT = Path("/proc/thread-self/schedstat")
 
@@ -88,15 +104,43 @@ class LoopWatch:
         self._written = 0
         self._last = (0.0, 0.0, 0.0, 0.0)
         self._task: asyncio.Task[None] | None = None
+        #: Where the main thread was, sampled during stalls: place -> samples.
+        self.places: Counter[str] = Counter()
+        self._beat = 0.0
+        self._sampler: threading.Thread | None = None
+        self._stopped = threading.Event()
 
-    def start(self) -> None:
+    def start(self, *, sample: bool = True) -> None:
+        """Watch the running loop; ``sample``: with the thread that samples stalls' places."""
         self._last = self._read()
+        self._beat = time.perf_counter()
         self._task = asyncio.get_running_loop().create_task(self._run())
+        if sample:
+            self._stopped.clear()
+            main = threading.get_ident()
+            self._sampler = threading.Thread(
+                target=self._sample, args=(main,), name="loop-watch", daemon=True
+            )
+            self._sampler.start()
 
     def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
             self._task = None
+        self._stopped.set()
+        if self._sampler is not None:
+            self._sampler.join(1)
+            self._sampler = None
+
+    def _sample(self, main: int) -> None:
+        overdue = self.tick + STALL_SECONDS
+        while not self._stopped.wait(SAMPLE_SECONDS):
+            if time.perf_counter() - self._beat < overdue:
+                continue
+            frame = sys._current_frames().get(main)
+            if frame is not None:
+                self.places[place(frame)] += 1
+            del frame
 
     def _read(self) -> tuple[float, float, float, float]:
         clock, cpu, queued, collected = self._clocks
@@ -105,6 +149,7 @@ class LoopWatch:
     async def _run(self) -> None:
         while True:
             await asyncio.sleep(self.tick)
+            self._beat = time.perf_counter()
             self.note(self._read())
 
     def note(self, now: tuple[float, float, float, float]) -> None:
@@ -145,7 +190,31 @@ class LoopWatch:
             "stalls": [
                 [round(at, 3), *(round(x * 1e3, 3) for x in parts)] for at, *parts in self.stalls
             ],
+            "stalled_in": [[where, n] for where, n in self.places.most_common(PLACES)],
         }
+
+
+def place(frame: FrameType | None) -> str:
+    """Where a thread is: the innermost :data:`DEPTH` lines of bodoge's code on its stack
+    (``module:line``, innermost first), after the innermost line of all if that is not
+    bodoge's (a library's call, a system call).
+
+    >>> import inspect
+    >>> place(inspect.currentframe()).startswith("<doctest")
+    True
+    """
+    lines: list[str] = []
+    first = True
+    while frame is not None and len(lines) < DEPTH:
+        path = frame.f_code.co_filename
+        if "/bodoge/" in path:
+            module = path[path.rindex("/bodoge/") + 1 :].removesuffix(".py").replace("/", ".")
+            lines.append(f"{module}:{frame.f_lineno}")
+        elif first:
+            lines.append(f"{path.rsplit('/', 1)[-1]}:{frame.f_lineno}")
+        first = False
+        frame = frame.f_back
+    return " < ".join(lines)
 
 
 #: The server process's loop (one per process, like the collector).
