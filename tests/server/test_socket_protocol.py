@@ -136,7 +136,7 @@ def _alive(kinds: set[str]) -> int:
 async def test_reference_counting_alone_frees_sockets_that_come_and_go(echo_server: Any) -> None:
     """The server freezes what outlives a young collector pass, so a socket's protocols in a
     reference cycle would be kept for good: with the collector off, none may outlive it."""
-    app, url = echo_server
+    _, url = echo_server
     protocols = {"LeanWebSocketProtocol", "LeanHttpProtocol", "ServerProtocol", "HttpRequestParser"}
     gc.collect()
     gc.disable()
