@@ -68,12 +68,14 @@ async def test_writers_wait_while_the_socket_may_not_be_written_to() -> None:
     assert await asyncio.gather(*writers) == [True, True, True]
 
 
-def test_ws_is_served_behind_the_origin_check_and_ahead_of_the_router(tmp_path: Path) -> None:
-    """A waiting socket holds no Starlette router frames, ``WebSocket`` or wrappers: ``/ws`` is
-    a middleware's, right behind the origin check (which must still see every socket)."""
+def test_ws_is_served_behind_the_origin_check_and_ahead_of_starlette(tmp_path: Path) -> None:
+    """A waiting socket holds no Starlette middleware, router frames, ``WebSocket`` or
+    wrappers: ``/ws`` is served ahead of them, right behind the origin check (which must still
+    see every socket, and every HTTP request)."""
     app = create_app(ServerConfig(db_url=sqlite_url(tmp_path)))
-    kinds = [m.cls for m in app.user_middleware]
-    assert kinds.index(WebSockets) == kinds.index(SameOrigin) + 1
+    assert isinstance(app.sockets, SameOrigin) and isinstance(app.sockets.app, WebSockets)
+    assert SameOrigin in [m.cls for m in app.user_middleware]
+    assert WebSockets not in [m.cls for m in app.user_middleware]
     assert not [r for r in app.routes if getattr(r, "path", None) == "/ws"]
 
 

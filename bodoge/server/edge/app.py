@@ -22,9 +22,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bodoge.server.edge.account_api import account_routes
 from bodoge.server.edge.api import api_routes
@@ -38,7 +40,7 @@ from bodoge.server.edge.profiles import profile_routes
 from bodoge.server.edge.puzzles_api import puzzle_routes
 from bodoge.server.edge.turns_api import turn_routes
 from bodoge.server.edge.unavailable import StoreUnavailableAnswers
-from bodoge.server.edge.websocket import WebSockets
+from bodoge.server.edge.websocket import WebSockets, served_here
 from bodoge.server.runtime.config import ServerConfig
 from bodoge.server.runtime.stats import GC
 from bodoge.server.services.collector import COLLECTOR
@@ -46,7 +48,27 @@ from bodoge.server.services.loop_watch import LOOP
 from bodoge.server.wiring import Server
 
 
-def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = None) -> Starlette:
+class App(Starlette):
+    """Starlette, with ``/ws`` served by ``sockets`` ahead of its middleware stack.
+
+    A socket waits for its next frame for most of its life, holding every coroutine on the
+    stack of that wait: Starlette's error middleware and the security headers pass a socket
+    through untouched, so they are not on it (bodoge/server/edge/websocket.py).
+    """
+
+    def __init__(self, *, sockets: ASGIApp, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.sockets = sockets
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if served_here(scope):
+            scope["app"] = self
+            await self.sockets(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
+
+
+def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = None) -> App:
     server = Server(config)
 
     @asynccontextmanager
@@ -81,17 +103,17 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
         *static_routes(server.games.values()),  # last: /static takes every path below it
     ]
     # Other sites' pages may not change anything here, nor open a WebSocket (origins.py).
-    guard = Middleware(SameOrigin, public=config.public_origins, refused=server.counters.refused)
-    return Starlette(
+    public, refused = config.public_origins, server.counters.refused
+    return App(
+        # /ws behind the origin check alone (thousands of sockets wait there, each with what
+        # is on its stack: not Starlette's middleware, router and wrappers).
+        sockets=SameOrigin(WebSockets(server), public=public, refused=refused),
         routes=routes,
         lifespan=lifespan,
-        # Outermost first: the 503 of a database gone away gets the page policy's headers too;
-        # /ws is served right behind the origin check (thousands of sockets wait there, each
-        # with what is on its stack: not Starlette's router and wrappers).
+        # Outermost first: the 503 of a database gone away gets the page policy's headers too.
         middleware=[
             *MIDDLEWARE,
-            guard,
-            Middleware(WebSockets, server=server),
+            Middleware(SameOrigin, public=public, refused=refused),
             Middleware(StoreUnavailableAnswers),
         ],
         exception_handlers=EXCEPTION_HANDLERS,

@@ -6,16 +6,18 @@ The connection knows nothing of ASGI: it sends through a
 
 A server holds thousands of these sockets, each waiting for its next frame for most of its
 life, and everything on the stack of that wait is held as long as the socket: so ``/ws`` is
-served in plain ASGI by :class:`WebSockets`, the outermost middleware, and not through
-Starlette's router, its ``WebSocket`` and its exception wrappers, which put a dozen more
-coroutines, closures and dicts under every waiting socket.
+served in plain ASGI by :class:`WebSockets`, ahead of Starlette's middleware stack (its
+error middleware and the security headers, which pass a socket through untouched) and not
+through its router, its ``WebSocket`` and its exception wrappers, which put a dozen more
+coroutines, closures and dicts under every waiting socket.  Only the origin check stands in
+front of it.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from bodoge.server.edge.connection import Frame
 from bodoge.server.runtime.stats import Counters
@@ -44,17 +46,19 @@ class AsgiTransport:
 
 
 class WebSockets:
-    """ASGI middleware: ``/ws`` served here, everything else passed on to ``app``."""
+    """The ASGI application of ``/ws`` (:class:`~bodoge.server.edge.app.App` calls it ahead of
+    Starlette's middleware, behind the origin check alone)."""
 
-    def __init__(self, app: ASGIApp, server: Server) -> None:
-        self.app = app
+    def __init__(self, server: Server) -> None:
         self.server = server
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket" and scope["path"] == PATH:
-            await serve(self.server, scope, receive, send)
-        else:
-            await self.app(scope, receive, send)
+        await serve(self.server, scope, receive, send)
+
+
+def served_here(scope: Scope) -> bool:
+    """Whether ``scope`` is a WebSocket to ``/ws``."""
+    return scope["type"] == "websocket" and scope["path"] == PATH
 
 
 async def serve(server: Server, scope: Scope, receive: Receive, send: Send) -> None:
