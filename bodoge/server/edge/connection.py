@@ -358,10 +358,14 @@ class Connection:
                 table.unwatch_soon(self)
         if self.player is not None and not self.desk.admission.online(self.player.id):
             # Gone from the server: a full waiting table of theirs may leave the lobby.
+            # Every live table, for each player who leaves: the cheap test first, or thousands
+            # leaving at once (a proxy restarted) hold the loop for seconds, seats walked for
+            # every table each time.
             player_id = self.player.id
             for table in list(tables.live.values()):
-                seated = any(s.player == player_id for s in table.seats)
-                if seated and table.status == "waiting" and table.id not in self.opened:
+                if table.status != "waiting" or table.id in self.opened:
+                    continue
+                if any(s.player == player_id for s in table.seats):
                     table.post(table.refresh_seats)
         self.opened.clear()
 
