@@ -162,6 +162,18 @@ def _loop_lines(outcome: Outcome) -> list[str]:
                 "  where its loop was during stalls (samples every 10 ms, innermost first): "
                 + "; ".join(f"{where} ({n})" for n, where in shown)
             )
+    if before is not None and after is not None and "move_ms" in after and "move_ms" in before:
+        bounds = after["move_ms"]["bounds_ms"]
+        counts = [
+            b - a
+            for a, b in zip(before["move_ms"]["counts"], after["move_ms"]["counts"], strict=True)
+        ]
+        if sum(counts):
+            lines.append(
+                "the server's own time per move (its frame read → its reply queued, after every "
+                f"seat's frame): median {_bucket_of(bounds, counts, 0.5)}, "
+                f"p99 {_bucket_of(bounds, counts, 0.99)}, over {sum(counts)} moves"
+            )
     stalls = [s for st in outcome.stats for s in st.loop.get("stalls", [])]
     ticks = [st.loop["tick_ms"] for st in outcome.stats if st.loop]
     if ticks:

@@ -43,6 +43,9 @@ async def test_stats_count_connections_moves_and_collections(live_server: LiveSe
                 break
             await asyncio.sleep(0.1)
     assert during["moves"] >= before["moves"] + 1
+    # The move, timed from its frame read to its reply queued.
+    assert sum(during["move_ms"]["counts"]) == sum(before["move_ms"]["counts"]) + 1
+    assert len(during["move_ms"]["counts"]) == len(during["move_ms"]["bounds_ms"]) + 1
     assert during["frames_sent"] > before["frames_sent"]
     assert during["connections"]["total"] >= before["connections"]["total"] + 2
     assert during["connections"]["open"] >= 2 and during["tables"] >= 1

@@ -288,9 +288,12 @@ class Connection:
             self.error(None, "too_large", f"messages are at most {self.limits.message_bytes} bytes")
             return
         req: Request | None = None
+        read = time.perf_counter()
         try:
             req = Request.parse(frame)
             await self._dispatch(req)
+            if req.type == "move":  # its reply is queued, after every seat's frame
+                self.desk.counters.handled(time.perf_counter() - read)
         except ProtocolError as exc:
             self.error(req, exc.code, str(exc), exc.request_id)
         except GameError as exc:
