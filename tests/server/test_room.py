@@ -415,6 +415,37 @@ async def test_a_full_waiting_table_whose_people_are_gone_is_not_listed(
     assert table not in [t["id"] for t in (await watcher.ok("lobby.subscribe"))["tables"]]
 
 
+async def test_players_leaving_together_are_looked_for_in_one_walk_of_the_tables(
+    make_server: Callable[..., Any],
+) -> None:
+    """Thousands leaving at once (a proxy restarted) must not walk every table once each."""
+    server = await make_server()
+    tabs = await _tabs(server, 9)
+    watcher, *players = tabs
+    await watcher.ok("lobby.subscribe")
+    full = []
+    for host, guest in zip(players[::2], players[1::2], strict=True):
+        table = (await host.ok("table.create", game="relay", options={"players": 2}))["table"]
+        await guest.ok("table.join", table=table)
+        full.append(table)
+
+    walks = 0
+
+    class Counted(dict[str, Any]):
+        def values(self) -> Any:
+            nonlocal walks
+            walks += 1
+            return super().values()
+
+    server.tables.live = Counted(server.tables.live)
+    await asyncio.gather(*(tab.conn.gone() for tab in players))
+    for table in full:  # each full waiting table leaves the lobby: nobody left to start it
+        await watcher.wait(lambda m, table=table: gone(m, table))
+    assert walks == 1
+    listed = [t["id"] for t in (await watcher.ok("lobby.subscribe"))["tables"]]
+    assert not set(full) & set(listed)
+
+
 async def test_a_running_game_stays_listed_for_watchers(make_server: Callable[..., Any]) -> None:
     server = await make_server()
     host, guest, watcher = await _tabs(server, 3)

@@ -361,15 +361,7 @@ class Connection:
                 table.unwatch_soon(self)
         if self.player is not None and not self.desk.admission.online(self.player.id):
             # Gone from the server: a full waiting table of theirs may leave the lobby.
-            # Every live table, for each player who leaves: the cheap test first, or thousands
-            # leaving at once (a proxy restarted) hold the loop for seconds, seats walked for
-            # every table each time.
-            player_id = self.player.id
-            for table in list(tables.live.values()):
-                if table.status != "waiting" or table.id in self.opened:
-                    continue
-                if any(s.player == player_id for s in table.seats):
-                    table.post(table.refresh_seats)
+            tables.player_gone(self.player.id, self.opened)
         self.opened.clear()
 
     # --- requests ---------------------------------------------------------------------

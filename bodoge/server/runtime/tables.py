@@ -44,6 +44,9 @@ log = logging.getLogger(__name__)
 
 # Seeds travel to browsers as JSON numbers (replays): keep them exact in JavaScript.
 MAX_SEED = 2**53
+#: Players who left the server within this many seconds are looked for at their waiting
+#: tables together (:meth:`Tables.player_gone`).
+GONE_SECONDS = 0.05
 
 
 class Tables:
@@ -84,6 +87,9 @@ class Tables:
         self._creating: Counter[str] = Counter()
         #: Who tells people of their turns at turn-based tables; the wiring may replace it.
         self.notifier: TurnNotifier = NoNotifier()
+        #: Players who left the server lately, each with the tables they had open.
+        self._gone: dict[str, Collection[str]] = {}
+        self._gone_handle: asyncio.TimerHandle | None = None
 
     # --- what a live table asks of the server (TableHost) -------------------------------
 
@@ -264,6 +270,31 @@ class Tables:
                 log.exception("looking for abandoned games failed")
             await asyncio.sleep(config.sweep_seconds)
 
+    def player_gone(self, player_id: str, opened: Collection[str]) -> None:
+        """``player_id`` left the server: a full waiting table of theirs may leave the lobby
+        (not those in ``opened``, the tables they had open, whose leaving tells them).
+
+        The players who leave within :data:`GONE_SECONDS` are looked for together, in one
+        walk of the live tables: thousands leaving at once (a proxy restarted, a network
+        cut) would otherwise walk every table once each, holding the loop for seconds.
+        """
+        self._gone[player_id] = frozenset(opened)
+        if self._gone_handle is None:
+            loop = asyncio.get_running_loop()
+            self._gone_handle = loop.call_later(GONE_SECONDS, self._look_for_gone)
+
+    def _look_for_gone(self) -> None:
+        self._gone_handle = None
+        gone, self._gone = self._gone, {}
+        for table in list(self.live.values()):
+            if table.status != "waiting":
+                continue
+            for seat in table.seats:
+                opened = gone.get(seat.player) if seat.player is not None else None
+                if opened is not None and table.id not in opened:
+                    table.post(table.refresh_seats)
+                    break
+
     def hosted_waiting(self, player_id: str) -> int:
         """How many waiting tables ``player_id`` hosts (they are all in memory)."""
         return sum(
@@ -410,6 +441,9 @@ class Tables:
                 self.lobby.changed(table)
 
     async def close(self) -> None:
+        if self._gone_handle is not None:
+            self._gone_handle.cancel()
+            self._gone_handle = None
         for table in list(self.live.values()):
             table.stop()
         await self.reach.close()
