@@ -10,6 +10,7 @@ import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import cast
 
 from bodoge.core.values import JSON
 
@@ -111,14 +112,44 @@ def start_server(
     raise RuntimeError("the server did not start:\n" + "".join(seen[-30:]))
 
 
+#: The histograms of ``/metrics`` the bench reads beside ``/api/stats``: each group commit's
+#: duration, and each move's time from the start of its commit to its frames queued.
+HISTOGRAMS = {"commit": "bodoge_commit_seconds", "fanout": "bodoge_move_fanout_seconds"}
+
+
+def histograms(text: str) -> dict[str, list[list[float]]]:
+    """The cumulative buckets ``[[le, count], …]`` of :data:`HISTOGRAMS` in a ``/metrics`` page.
+
+    >>> histograms('bodoge_commit_seconds_bucket{le="0.005"} 3.0\\n'
+    ...            'bodoge_commit_seconds_bucket{le="+Inf"} 4.0\\n')
+    {'commit': [[0.005, 3.0], [inf, 4.0]]}
+    """
+    found: dict[str, list[list[float]]] = {}
+    for key, name in HISTOGRAMS.items():
+        pattern = rf'^{name}_bucket\{{le="([^"]+)"\}} ([\d.e+]+)$'
+        buckets = [[float(le), float(n)] for le, n in re.findall(pattern, text, re.M)]
+        if buckets:
+            found[key] = buckets
+    return found
+
+
 def server_stats(url: str) -> dict[str, JSON] | None:
-    """``GET /api/stats`` of the server at ws:// ``url`` (``None``: it has none)."""
-    http = re.sub(r"^ws", "http", url).removesuffix("/ws") + "/api/stats"
+    """``GET /api/stats`` of the server at ws:// ``url`` (``None``: it has none), with the
+    :data:`HISTOGRAMS` of its ``/metrics`` under ``"metrics"`` where it has them."""
+    base = re.sub(r"^ws", "http", url).removesuffix("/ws")
+    http = base + "/api/stats"
     try:
         # A server setting up thousands of tables on a busy machine may take a while.
         with urllib.request.urlopen(http, timeout=120) as response:
             stats: dict[str, JSON] = json.loads(response.read())
-            return stats
+        try:
+            with urllib.request.urlopen(base + "/metrics", timeout=120) as response:
+                found = histograms(response.read().decode())
+            if found:
+                stats["metrics"] = cast(JSON, found)
+        except (OSError, ValueError):
+            pass  # an older server: no such figures
+        return stats
     except urllib.error.HTTPError as exc:
         if exc.code != 404:
             print(f"  (GET /api/stats: {exc})", file=sys.stderr)

@@ -125,6 +125,33 @@ def _stall_split(stalls: Sequence[Sequence[float]], tick_ms: float) -> str:
     )
 
 
+def _histogram_quantiles(
+    before: dict[str, JSON] | None, after: dict[str, JSON] | None
+) -> list[str]:
+    """The store's group commits and the moves' fan-out over the window, from ``/metrics``."""
+    if before is None or after is None or "metrics" not in after or "metrics" not in before:
+        return []
+    labels = {
+        "commit": "group commits of the store (each one's duration)",
+        "fanout": "a move's commit start → its frames queued to every seat",
+    }
+    lines = []
+    for key, label in labels.items():
+        old, new = before["metrics"].get(key), after["metrics"].get(key)
+        if not old or not new or len(old) != len(new):
+            continue
+        cumulative = [b[1] - a[1] for a, b in zip(old, new, strict=True)]
+        counts = [c - p for p, c in zip([0.0, *cumulative], cumulative, strict=False)]
+        bounds = [b[0] * 1e3 for b in new[:-1]]
+        total = int(cumulative[-1])
+        if total:
+            lines.append(
+                f"{label}: median {_bucket_of(bounds, counts, 0.5)}, "
+                f"p99 {_bucket_of(bounds, counts, 0.99)}, over {total}"
+            )
+    return lines
+
+
 def _loop_lines(outcome: Outcome) -> list[str]:
     """How late the event loops ran (the server's and the clients') and whose the lag was."""
     lines = []
@@ -162,18 +189,6 @@ def _loop_lines(outcome: Outcome) -> list[str]:
                 "  where its loop was during stalls (samples every 10 ms, innermost first): "
                 + "; ".join(f"{where} ({n})" for n, where in shown)
             )
-    if before is not None and after is not None and "move_ms" in after and "move_ms" in before:
-        bounds = after["move_ms"]["bounds_ms"]
-        counts = [
-            b - a
-            for a, b in zip(before["move_ms"]["counts"], after["move_ms"]["counts"], strict=True)
-        ]
-        if sum(counts):
-            lines.append(
-                "the server's own time per move (its frame read → its reply queued, after every "
-                f"seat's frame): median {_bucket_of(bounds, counts, 0.5)}, "
-                f"p99 {_bucket_of(bounds, counts, 0.99)}, over {sum(counts)} moves"
-            )
     stalls = [s for st in outcome.stats for s in st.loop.get("stalls", [])]
     ticks = [st.loop["tick_ms"] for st in outcome.stats if st.loop]
     if ticks:
@@ -188,6 +203,21 @@ def _loop_lines(outcome: Outcome) -> list[str]:
             f"CPU {outcome.clients_cpu / wall / procs * 100:.0f}% of a core each; load average "
             f"{outcome.load[0]:.1f} → {outcome.load[1]:.1f} on {os.cpu_count()} cores"
         )
+    moves: list[str] = []
+    if before is not None and after is not None and "move_ms" in after and "move_ms" in before:
+        bounds = after["move_ms"]["bounds_ms"]
+        counts = [
+            b - a
+            for a, b in zip(before["move_ms"]["counts"], after["move_ms"]["counts"], strict=True)
+        ]
+        if sum(counts):
+            moves.append(
+                "the server's own time per move (its frame read → its reply queued, after every "
+                f"seat's frame): median {_bucket_of(bounds, counts, 0.5)}, "
+                f"p99 {_bucket_of(bounds, counts, 0.99)}, over {sum(counts)} moves"
+            )
+    moves += _histogram_quantiles(before, after)
+    lines += moves
     return lines
 
 

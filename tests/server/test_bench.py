@@ -33,6 +33,8 @@ def test_the_server_bench_prints_its_figures() -> None:
     assert re.search(r"server event loop \(a tick every 20 ms\): lag median [<>\d–. ]+ ms", out)
     assert re.search(r"clients' loops: \d+ stall\(s\)", out), out
     assert re.search(r"the server's own time per move .*: median [<>\d–. ]+ ms, p99", out), out
+    assert re.search(r"group commits of the store .*: median [<>\d–. ]+ ms, p99", out), out
+    assert re.search(r"commit start → its frames queued .*: median [<>\d–. ]+ ms", out), out
     assert re.search(r"the server's main thread \d+% of the time, the clients' \d+% each", out)
     peak = re.search(r"peak \(VmHWM\) (\d+) MiB", out)
     assert peak and int(peak.group(1)) > 10, out
