@@ -26,6 +26,7 @@ from bodoge.store import (
     tables,
     writes,
 )
+from bodoge.store.engine import SWITCH_SECONDS
 from bodoge.store.sql import SqlStore
 
 
@@ -437,3 +438,20 @@ async def test_each_move_keeps_the_timers_it_left_running(store: SqlStore) -> No
     assert [m.timers for m in bundle.moves] == [first.timers, second.timers, None]
     assert bundle.moves[:2] == (first, second)
     assert (bundle.table.deadlines, bundle.table.clock_deadline) == ({"1": 12_000}, 40)
+
+
+async def test_a_sqlite_writer_makes_the_gil_change_hands_often(tmp_path: Path) -> None:
+    """The writer thread gets the GIL back after each of SQLite's calls within the switch
+    interval, however busy the event loop is: the store shortens it (never lengthens it)."""
+    old = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        store = await open_store(sqlite_url(tmp_path))
+        assert sys.getswitchinterval() <= SWITCH_SECONDS
+        await store.close()
+        sys.setswitchinterval(SWITCH_SECONDS / 5)
+        store = await open_store(sqlite_url(tmp_path))
+        assert sys.getswitchinterval() == pytest.approx(SWITCH_SECONDS / 5)
+        await store.close()
+    finally:
+        sys.setswitchinterval(old)
