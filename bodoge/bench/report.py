@@ -252,13 +252,14 @@ def report(outcome: Outcome, indent: str = "  ") -> None:
         lines.append(
             "move sent → every other seat has it: "
             f"median {statistics.median(latencies) * 1e3:.1f} ms, "
-            f"p99 {percentile(latencies, 0.99) * 1e3:.1f} ms (over {len(latencies)} moves)"
+            f"p99 {percentile(latencies, 0.99) * 1e3:.1f} ms, max {max(latencies) * 1e3:.1f} ms "
+            f"(over {len(latencies)} moves)"
         )
     lags = [x for s in stats for x in s.lags]
     if lags:
         lines.append(
             f"the clients' own event-loop lag: median {statistics.median(lags) * 1e3:.1f} ms, "
-            f"p99 {percentile(lags, 0.99) * 1e3:.1f} ms"
+            f"p99 {percentile(lags, 0.99) * 1e3:.1f} ms, max {max(lags) * 1e3:.1f} ms"
         )
     lines += _loop_lines(outcome)
     sizes = [x for s in stats for x in s.event_bytes]
