@@ -80,7 +80,9 @@ class ClusterService:
         self._creating: set[str] = set()
         self._started = False
         #: Publications waiting to leave, in order (see :meth:`publish_soon`).
-        self._outgoing: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+        self._outgoing: asyncio.Queue[tuple[str, bytes, Callable[[int], None] | None]] = (
+            asyncio.Queue()
+        )
         self._publisher: asyncio.Task[None] | None = None
         #: Publications dropped because Redis was away (their readers catch up).
         self.dropped = 0
@@ -102,25 +104,34 @@ class ClusterService:
         self._publisher = asyncio.create_task(self._publish_loop(), name="cluster-publisher")
         self._started = True
 
-    def publish_soon(self, channel: str, message: dict[str, Any]) -> None:
+    def publish_soon(
+        self,
+        channel: str,
+        message: dict[str, Any],
+        heard: Callable[[int], None] | None = None,
+    ) -> None:
         """Publish ``message`` on ``channel`` without waiting; publications leave in order.
 
         A table's task calls this after each commit: it never waits for Redis. While Redis
         is away publications are dropped: whoever reads the channel catches up from the
         database when its bus reconnects (or when it sees the gap in the numbers).
+        ``heard`` is told how many subscriber connections got it, once Redis has said.
         """
         if not self.bus.connected:
             self.dropped += 1
             return
-        self._outgoing.put_nowait((channel, orjson.dumps(message)))
+        self._outgoing.put_nowait((channel, orjson.dumps(message), heard))
 
     async def _publish_loop(self) -> None:
         while True:
-            channel, data = await self._outgoing.get()
+            channel, data, heard = await self._outgoing.get()
             try:
-                await self.bus.publish(channel, data)
+                receivers = await self.bus.publish(channel, data)
             except BusError:
                 self.dropped += 1
+                continue
+            if heard is not None:
+                heard(receivers)
 
     async def stop(self) -> None:
         """Leave: the lease row goes, the others hear it and claim this process's tables."""

@@ -969,3 +969,60 @@ async def test_ending_a_device_reaches_the_process_it_is_connected_to(make_node:
         await b.players.by_token(phone)
     assert refused.value.code == "bad_token"
     assert (await b.players.by_token(ivy.token)).id == player.id
+
+
+async def test_a_table_no_other_process_follows_is_told_to_nobody(make_node: Make) -> None:
+    """Its publications reach no subscriber: after the first that nobody heard, they are
+    numbered but not sent; a process that comes to watch the table misses nothing, also
+    the moves made between its loading the table and the owner hearing of it."""
+    a, b = await make_node(), await make_node()
+    host, guest = await _players(a, 2)
+    (watcher,) = await _players(b, 1)
+    publisher = _publisher(a)
+    sent: list[dict[str, Any]] = []
+    send = publisher.send
+
+    def counted(table_id: str, data: dict[str, Any], heard: Any = None) -> None:
+        sent.append(data)
+        send(table_id, data, heard)
+
+    publisher.send = counted  # type: ignore[method-assign]
+    table = await _relay([host, guest])
+    await host.ok("move", table=table, move={"type": "say", "word": "ringo"})
+    await guest.ok("move", table=table, move={"type": "vote", "ok": True})
+    await _until(lambda: _true(publisher.unsent > 0))
+    told, unsent = len(sent), publisher.unsent
+    await guest.ok("move", table=table, move={"type": "say", "word": "gorilla"})
+    await host.ok("chat", table=table, text="quiet")
+    assert len(sent) == told and publisher.unsent == unsent + 2  # nobody listens: not sent
+
+    # b loads the table; before a hears that b watches it, a's host moves: not sent either.
+    mirrors = _reach(b).mirrors
+    ask_owner = mirrors.ask_owner
+    assert ask_owner is not None
+    loaded = asyncio.Event()
+    moved = asyncio.Event()
+
+    async def late_watch(table_id: str, owner: str | None, call: Any) -> Any:
+        loaded.set()
+        await moved.wait()
+        return await ask_owner(table_id, owner, call)
+
+    mirrors.ask_owner = late_watch
+    opening = asyncio.create_task(watcher.ok("table.open", table=table))
+    await loaded.wait()
+    await host.ok("move", table=table, move={"type": "vote", "ok": True})
+    assert len(sent) == told  # still nobody listening as far as a knows
+    moved.set()
+    await opening
+    mirrors.ask_owner = ask_owner
+    # The owner's answer carries a move number ahead of the mirror's: it reads the store.
+    await watcher.wait(lambda m: m.get("type") == "event" and m.get("n") == 4)
+    # From now on every change is sent, and the watcher's events go on without a gap.
+    await host.ok("move", table=table, move={"type": "say", "word": "ramen"})
+    await watcher.wait(lambda m: m.get("type") == "event" and m.get("n") == 5)
+    assert len(sent) > told
+    numbers = [e["n"] for e in watcher.events()]
+    assert numbers == sorted(set(numbers)) and numbers[-1] == 5
+    replica = _mirrors(b)[table]
+    assert replica.snapshot(None) == a.tables.live[table].snapshot(None)

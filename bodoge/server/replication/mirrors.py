@@ -217,6 +217,14 @@ async def _apply_owner_facts(mirror: Mirror, facts: JSON) -> None:
             mirror._seats_changed()
         return
     mirror.apply_facts(facts, from_owner=True)
+    n, chat = facts.get("n"), facts.get("chat")
+    behind = (isinstance(n, int) and n > mirror.n) or (
+        isinstance(chat, int) and chat > mirror.chat.count
+    )
+    if behind:
+        # The owner sends nothing on a table nobody followed: what it did between this
+        # mirror's load and its owner hearing of it is read from the store.
+        await mirror.resync()
 
 
 async def _close_if_unwatched(mirror: Mirror) -> None:

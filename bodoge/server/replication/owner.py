@@ -81,6 +81,7 @@ class OwnerEnd:
         return seq, self.cluster.ownership.held.get(table_id)
 
     async def _run_command(self, call: RunCommand) -> JSON:
+        self._listening(call.table)  # the caller's mirror waits for the change to be told
         player = self.tables.players.get(call.player)
         if player is None:  # held while the command runs, then by the table if it seats them
             player = self.tables.known(call.player, call.name)
@@ -91,6 +92,7 @@ class OwnerEnd:
         return encode_command_done(CommandDone(reply, seq, epoch))
 
     async def _run_rematch(self, call: RunRematch) -> JSON:
+        self._listening(call.table)
         # Held while the rematch is made (its host), then by the new table.
         self.tables.known(call.player, call.name)
         rematch, seat, made = await self.tables.call(
@@ -99,9 +101,15 @@ class OwnerEnd:
         seq, epoch = self._after(call.table)
         return encode_rematch_done(RematchDone(rematch, seat, made, seq, epoch))
 
+    def _listening(self, table_id: str) -> None:
+        table = self.tables.live.get(table_id)
+        if table is not None:
+            self.publisher.listening(table)
+
     async def _watch(self, call: Watch) -> JSON:
         if not call.watchers and call.table not in self.tables.live:
             return {}  # nobody watches there, and the table is not loaded here
+        self._listening(call.table)
         facts = await self.tables.call(
             call.table,
             _watch_and_tell,
@@ -148,5 +156,6 @@ async def _watch_and_tell(
     watchers: int,
 ) -> dict[str, JSON]:
     """Note who watches through ``process``; the table's facts in reply (in its task)."""
+    publisher.listening(table)  # loaded here since the call came: it is sent what follows
     await table.remote_watch(process, players, watchers)
     return facts_of(table, publisher.seq(table))

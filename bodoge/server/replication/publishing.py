@@ -1,10 +1,20 @@
 """What an owner tells the mirrors of its tables (cluster mode): each committed move, each
 chat line, the table's public facts, its removal — numbered per table, so that a mirror
-that misses one catches up from the store (``mirror.py``)."""
+that misses one catches up from the store (``mirror.py``).
+
+Only a table some other process follows is told about. Redis says how many subscribers
+got each publication: once one reached nobody, the table's next ones are numbered but not
+sent, until a process says it watches the table (``Watch``) or sends it a command. A mirror
+subscribes before it loads the table and says so right after, so what it missed meanwhile
+is a gap in the numbers, or a move number ahead of its own in the owner's answer to
+``Watch``: it catches up from the store (``mirror.py``). A new owner's first publication (its
+facts, at start) is always sent: the mirrors of the previous owner learn of it so.
+"""
 
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from bodoge.core.values import JSON
@@ -62,6 +72,13 @@ class TablePublisher:
         self.cluster = cluster
         #: Publications of each live table so far (mirrors find gaps by the numbers).
         self._seq: weakref.WeakKeyDictionary[LiveTable, int] = weakref.WeakKeyDictionary()
+        #: Tables whose last publication reached no process: their next ones are not sent.
+        self._unheard: weakref.WeakSet[LiveTable] = weakref.WeakSet()
+        #: Times a process said it listens, per table: a publication's "nobody heard it" counts
+        #: only if nobody said so since it was sent.
+        self._listeners: weakref.WeakKeyDictionary[LiveTable, int] = weakref.WeakKeyDictionary()
+        #: Publications numbered but not sent (nobody follows their table).
+        self.unsent = 0
 
     def seq(self, table: LiveTable) -> int:
         return self._seq.get(table, 0)
@@ -88,14 +105,32 @@ class TablePublisher:
     def removed(self, table: LiveTable) -> None:
         self._publish(table, RemovedPublished())
 
+    def listening(self, table: LiveTable) -> None:
+        """Another process follows ``table`` (it said it watches, or sent a command): its
+        publications are sent again."""
+        self._listeners[table] = self._listeners.get(table, 0) + 1
+        self._unheard.discard(table)
+
     def _publish(self, table: LiveTable, body: Published) -> None:
         seq = self._seq[table] = self.seq(table) + 1
         cluster = self.cluster
         epoch = cluster.ownership.held.get(table.id)
-        if epoch is not None:
-            publication = Publication(table.id, seq, cluster.process, epoch, body)
-            self.send(table.id, encode_publication(publication))
+        if epoch is None:
+            return
+        if table in self._unheard:
+            self.unsent += 1
+            return
+        publication = Publication(table.id, seq, cluster.process, epoch, body)
+        listeners = self._listeners.get(table, 0)
 
-    def send(self, table_id: str, data: dict[str, JSON]) -> None:
+        def heard(receivers: int) -> None:
+            if receivers == 0 and self._listeners.get(table, 0) == listeners:
+                self._unheard.add(table)
+
+        self.send(table.id, encode_publication(publication), heard)
+
+    def send(
+        self, table_id: str, data: dict[str, JSON], heard: Callable[[int], None] | None = None
+    ) -> None:
         """Put one publication on the table's channel (soon, in order)."""
-        self.cluster.publish_soon(self.cluster.namespace.table(table_id), data)
+        self.cluster.publish_soon(self.cluster.namespace.table(table_id), data, heard)
