@@ -387,6 +387,41 @@ def size_table(rows: list[tuple[int, Outcome]]) -> list[str]:
     return lines
 
 
+def ratio_lines(rows: list[tuple[int, Outcome]]) -> list[str]:
+    """Each cluster size's server CPU per move over the embedded server's (size 0), the runs
+    of each size averaged; nothing without an embedded run.
+
+    >>> from bodoge.bench.client import Stats
+    >>> from bodoge.bench.measure import Outcome
+    >>> def run(cpu: float) -> Outcome:
+    ...     return Outcome([Stats(moves=1000)], 10.0, pid=1, cpu=cpu)
+    >>> rows = [(0, run(2.0)), (1, run(2.8)), (0, run(2.2)), (1, run(3.2))]
+    >>> for line in ratio_lines(rows):
+    ...     print(line)
+    server CPU s per 1,000 moves, embedded server: 2.00, 2.20 (mean 2.10)
+      1 cluster process: 2.80, 3.20 (mean 3.00) = 1.43× the embedded server's
+    """
+    per_size: dict[int, list[float]] = {}
+    for size, outcome in rows:
+        if outcome.cpu_per_1000_moves is not None:
+            per_size.setdefault(size, []).append(outcome.cpu_per_1000_moves)
+    embedded = per_size.pop(0, None)
+    if not embedded or not per_size:
+        return []
+
+    def runs(values: list[float]) -> str:
+        return ", ".join(f"{v:.2f}" for v in values) + f" (mean {statistics.mean(values):.2f})"
+
+    lines = [f"server CPU s per 1,000 moves, embedded server: {runs(embedded)}"]
+    for size, values in sorted(per_size.items()):
+        ratio = statistics.mean(values) / statistics.mean(embedded)
+        processes = "process" if size == 1 else "processes"
+        lines.append(
+            f"  {size} cluster {processes}: {runs(values)} = {ratio:.2f}× the embedded server's"
+        )
+    return lines
+
+
 def _cost_columns(outcome: Outcome) -> str:
     """A size's costs of PostgreSQL, Redis and nginx per move ("-": not measured)."""
     spent, moves = outcome.costs, outcome.moves

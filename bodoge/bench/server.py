@@ -32,7 +32,10 @@ through a process that does not run it (a replica; moves forwarded to the owner)
 memory are those of all the processes together (nginx's CPU apart); the collector's figures
 are one surviving process's. At the end every acknowledged move is looked up in the database
 (``acknowledged moves lost``). ``--cluster 1,2,3`` runs each size with the same clients and
-prints the figures side by side.
+prints the figures side by side; a size of 0 is the embedded server (one process, SQLite, no
+Redis, no nginx), so that ``--cluster 0,1 --rounds 3`` alternates the embedded server and one
+cluster process under the same clients and prints the cluster's CPU per move ÷ the embedded
+server's.
 
 ``--kill-owner-after S`` kills (SIGKILL) the process owning the most live tables S seconds
 into the window. Its clients reconnect through nginx with their token and reopen their table
@@ -59,7 +62,7 @@ from pathlib import Path
 
 from bodoge.bench.measure import measure
 from bodoge.bench.processes import HERE, tree_error
-from bodoge.bench.report import report, size_table
+from bodoge.bench.report import ratio_lines, report, size_table
 
 
 def register_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -102,14 +105,22 @@ def register_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         metavar="OLD_PATH",
         help="A/B: run the server from OLD_PATH and from this tree, alternated, --rounds each",
     )
-    parser.add_argument("--rounds", type=int, default=2, help="runs of each side with --ab")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=None,
+        help="runs of each side with --ab (default 2), of each size with several --cluster "
+        "sizes, alternated (default 1)",
+    )
     parser.add_argument(
         "--cluster",
         type=_sizes,
         default=[],
         metavar="N[,N…]",
         help="N server processes in cluster mode (PostgreSQL and Redis) behind nginx; "
-        "several sizes (1,2,3): one run each with the same clients, then a table of the figures",
+        "several sizes (1,2,3): one run each with the same clients, then a table of the figures; "
+        "0 is the embedded server (SQLite, no Redis): 0,1 prints the cluster's CPU per move "
+        "over the embedded server's",
     )
     parser.add_argument(
         "--direct",
@@ -149,14 +160,14 @@ def register_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
 def _sizes(text: str) -> list[int]:
     """``--cluster``'s sizes: ``"3"`` or ``"1,2,3"``.
 
-    >>> _sizes("1,2,3"), _sizes("2")
-    ([1, 2, 3], [2])
+    >>> _sizes("1,2,3"), _sizes("2"), _sizes("0,1")
+    ([1, 2, 3], [2], [0, 1])
     """
     try:
         sizes = [int(part) for part in text.split(",")]
     except ValueError:
         sizes = []
-    if not sizes or min(sizes) < 1:
+    if not sizes or min(sizes) < 0 or max(sizes) < 1:
         raise argparse.ArgumentTypeError(f"not a number of processes (or a list of them): {text}")
     return sizes
 
@@ -205,6 +216,12 @@ def run(args: argparse.Namespace) -> int:
     if len(sizes) > 1 and (args.ab is not None or args.url):
         print("several --cluster sizes go without --ab and --url", file=sys.stderr)
         return 2
+    if 0 in sizes and len(sizes) == 1:
+        print("--cluster 0 (the embedded server) goes with a cluster size: 0,1", file=sys.stderr)
+        return 2
+    if args.rounds is not None and args.rounds < 1:
+        print("--rounds must be at least 1", file=sys.stderr)
+        return 2
     for source in (args.checkout, args.ab):
         error = None if source is None else tree_error(source.resolve())
         if error:
@@ -221,19 +238,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_sizes(args: argparse.Namespace, sizes: list[int], tree: Path | None) -> int:
-    """One run per cluster size, the same clients each time, then the figures side by side."""
+    """One run per cluster size (``--rounds`` times, the sizes alternated), the same clients
+    each time, then the figures side by side."""
     rows = []
-    for i, size in enumerate(sizes, 1):
+    order = sizes * (args.rounds or 1)
+    for i, size in enumerate(order, 1):
         one = argparse.Namespace(**vars(args))
         one.cluster, one.cluster_database = size, None
         if size < 2:
             one.kill_owner_after = None  # one process: nobody to take a table over
-        print(f"[{i}/{len(sizes)}] " + _header(one, tree), flush=True)
+        print(f"[{i}/{len(order)}] " + _header(one, tree), flush=True)
         outcome = measure(one, tree)
         report(outcome, indent="    ")
         rows.append((size, outcome))
     print("cluster sizes, same clients (" + _clients_line(args) + "):")
-    for line in size_table(rows):
+    for line in size_table(rows) + ratio_lines(rows):
         print("  " + line, flush=True)
     return 0
 
@@ -250,7 +269,7 @@ def run_ab(args: argparse.Namespace) -> int:
     """Old, new, old, new …: the server from ``--ab`` against this tree, same clients."""
     old, new = args.ab.resolve(), (args.checkout or HERE).resolve()
     per_move: dict[str, list[float]] = {"old": [], "new": []}
-    order = [("old", old), ("new", new)] * args.rounds
+    order = [("old", old), ("new", new)] * (args.rounds or 2)
     for i, (side, tree) in enumerate(order, 1):
         print(f"[{i}/{len(order)}] {side}: " + _header(args, tree), flush=True)
         outcome = measure(args, tree)
