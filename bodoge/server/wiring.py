@@ -45,7 +45,7 @@ from bodoge.server.services.notify import Notifier, NotifyTimes
 from bodoge.server.services.puzzles import Puzzles, PuzzleSource
 from bodoge.server.services.quotas import Buckets
 from bodoge.server.services.ratings import Ratings
-from bodoge.server.services.replies import RecentReplies
+from bodoge.server.services.replies import RecentReplies, Retries
 from bodoge.store import Store, open_store
 
 log = logging.getLogger(__name__)
@@ -151,7 +151,10 @@ class Server:
         if self.config.redis_url is not None:
             await self._join_cluster()
             assert self.cluster is not None
-            reach = ClusterReach(self.tables, self.cluster)
+            # The table commands this process runs as their tables' owner, remembered apart
+            # from the requests its own connections send (which it may forward elsewhere).
+            owned = RecentReplies(self.config.limits.retry_seconds)
+            reach = ClusterReach(self.tables, self.cluster, owned, Retries())
             self.tables.reach = reach  # chosen once: every table here runs under it
             await reach.start()
             await LobbyLink(self.lobby, self.tables, self.cluster).start()

@@ -1026,3 +1026,103 @@ async def test_a_table_no_other_process_follows_is_told_to_nobody(make_node: Mak
     assert numbers == sorted(set(numbers)) and numbers[-1] == 5
     replica = _mirrors(b)[table]
     assert replica.snapshot(None) == a.tables.live[table].snapshot(None)
+
+
+async def _table_on(owner: Server, other: Server, tabs: list[Tab]) -> str:
+    """A relay table of ``tabs`` that ``owner`` runs (tables go to the least loaded process:
+    made until one lands there)."""
+    for _ in range(10):
+        table = await _relay(tabs)
+        if (await _owner(other, table))[0] == owner.process:
+            return table
+        for tab in tabs:
+            await tab.ok("table.leave", table=table)
+    raise AssertionError(f"no table landed on {owner.process}")
+
+
+async def test_a_table_command_waits_on_no_redis_and_its_owner_answers_a_retry(
+    make_node: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move or a chat line is noted nowhere before it runs: its table's owner remembers
+    what it ran, so a retry reaching it through another process while the first is still
+    running gets the first reply, and the line is written once."""
+    a, b = await make_node(), await make_node()
+    host, guest = await _players(a, 2)
+    table = await _table_on(a, b, [host, guest])
+    noted: list[str] = []
+    for server in (a, b):
+        note = server.cluster.shared.note
+
+        async def counted(*args: Any, note: Any = note) -> Any:
+            noted.append(args[1])
+            return await note(*args)
+
+        monkeypatch.setattr(server.cluster.shared, "note", counted)
+    said = await _frame(host, 60, type="move", table=table, move={"type": "say", "word": "a"})
+    assert said["type"] == "ack"
+    assert noted == []  # before: one Redis round trip before every command
+
+    # The first chat is held on the owner (a) while its retry comes through b.
+    from bodoge.server.runtime import commands
+
+    run_say = commands._RUNNERS[commands.Say]
+    release = asyncio.Event()
+
+    async def held(*args: Any) -> None:
+        await release.wait()
+        await run_say(*args)
+
+    monkeypatch.setitem(commands._RUNNERS, commands.Say, held)
+    again = Tab(b)  # the host's new connection lands on b
+    await again.ok("hello", token=host.token)
+    chat = {"type": "chat", "table": table, "text": "once", "id": 61}
+    sent = [asyncio.create_task(tab.conn.receive(json.dumps(chat))) for tab in (host, again)]
+    await asyncio.sleep(0.3)  # both are at the owner now, one running, one waiting for it
+    release.set()
+    await asyncio.gather(*sent)
+    first = await host.wait(lambda m: m.get("id") == 61)
+    retried = await again.wait(lambda m: m.get("id") == 61)
+    assert first == retried and first["type"] == "ack" and first["line"] == 1
+    bundle = await b.store.load_table(table)
+    assert bundle is not None and [c.text for c in bundle.chat] == ["once"]
+    # A refusal is remembered too: the retry gets it, nothing runs twice.
+    early = {"type": "move", "table": table, "move": {"type": "say", "word": "b"}, "id": 62}
+    refused = await _frame(host, 62, **{k: v for k, v in early.items() if k != "id"})
+    assert refused["type"] == "error" and refused["code"] == "not_your_turn"
+    assert await _frame(again, 62, **{k: v for k, v in early.items() if k != "id"}) == refused
+    assert noted == []
+
+
+async def test_a_retry_after_its_owner_died_gets_the_reply_the_owner_gave(
+    make_node: Make,
+) -> None:
+    """The owner answered a move and a chat line, then went away before the client got the
+    replies: whichever process takes the table over answers their retries with them (the
+    owner noted each reply in Redis, without waiting), and runs nothing twice."""
+    a, b, c = await make_node(), await make_node(), await make_node()
+    host, guest = await _players(c, 2)
+    table = await _table_on(a, c, [host, guest])
+    say = {"type": "move", "table": table, "move": {"type": "say", "word": "ringo"}}
+    first = await _frame(host, 70, **say)
+    chat = {"type": "chat", "table": table, "text": "once"}
+    line = await _frame(host, 71, **chat)
+    assert first["type"] == "ack" and line["type"] == "ack"
+
+    async def noted() -> bool:
+        note = await b.cluster.shared.read(str(host.player["id"]), "71")
+        return note is not None and "reply" in note
+
+    await _until(noted)
+    await a.stop()
+
+    async def taken() -> bool:
+        return table in b.tables.live or table in c.tables.live
+
+    await _until(taken)
+    again = Tab(b)  # a process that never saw these requests
+    await again.ok("hello", token=host.token)
+    assert await _frame(again, 70, **say) == first  # not "not your turn"
+    assert await _frame(again, 71, **chat) == line
+    bundle = await b.store.load_table(table)
+    assert bundle is not None and [c.text for c in bundle.chat] == ["once"]
+    assert [m.n for m in bundle.moves] == [1]

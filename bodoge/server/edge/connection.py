@@ -14,7 +14,7 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -60,6 +60,9 @@ if TYPE_CHECKING:
     from bodoge.server.services.accounts import Sockets
 
 log = logging.getLogger(__name__)
+
+#: The commands a table runs (in a cluster, its owner does, whichever process was asked).
+_TABLE_COMMAND_TYPES = frozenset(TABLE_COMMANDS.values())
 
 Frame = str | bytes | None
 
@@ -113,6 +116,7 @@ class Connection:
         "_gone",
         "_outbox",
         "_refilled",
+        "_request",
         "_retry",
         "_strikes",
         "_tokens",
@@ -161,6 +165,8 @@ class Connection:
         self._gone = False
         #: The remembered reply of the state-changing request being handled, and its id.
         self._retry: tuple[asyncio.Future[dict[str, JSON]], JSON] | None = None
+        #: The request being handled, when its table's owner is to answer a retry of it.
+        self._request: Mapping[str, JSON] | None = None
 
     @property
     def player_id(self) -> str | None:
@@ -381,8 +387,15 @@ class Connection:
             raise ProtocolError("need_hello", "say hello first")
         command = parse_command(req, self.limits.chat_chars)
         handler = HANDLERS[type(command)]
+        self._request = None
         if req.id is not None and req.type in REMEMBERED:
-            reply, new = await self.desk.recent.start(self.player.id, req.data)
+            if type(command) in _TABLE_COMMAND_TYPES and self.desk.reach.replies_at_owner:
+                # The table's owner answers a retry from any process (a cluster): nothing
+                # to note in Redis before the command runs; a retry here is found here.
+                reply, new = self.desk.recent.begin(self.player.id, req.data)
+                self._request = req.data
+            else:
+                reply, new = await self.desk.recent.start(self.player.id, req.data)
             if not new:  # a retry: the first reply again, nothing run twice
                 try:
                     self.send(await asyncio.wait_for(asyncio.shield(reply), RETRY_WAIT_SECONDS))
@@ -466,7 +479,7 @@ class Connection:
 
     async def _table_command(self, command: TableCommand, player: Player, reply: Reply) -> None:
         """A command that changes a table: run in its task, wherever that runs."""
-        await self.desk.reach.command(command, player, reply)
+        await self.desk.reach.command(command, player, reply, self._request)
 
     async def _table_rematch(self, command: Rematch, player: Player, reply: Reply) -> None:
         """Propose the rematch of a finished table, or confirm one: two steps, each run by
@@ -539,5 +552,5 @@ HANDLERS: dict[type[Command], Handler[Any]] = {
     OpenTable: Connection._table_open,
     CloseTable: Connection._table_close,
     Assist: Connection._assist,
-    **dict.fromkeys(TABLE_COMMANDS.values(), Connection._table_command),
+    **dict.fromkeys(_TABLE_COMMAND_TYPES, Connection._table_command),
 }

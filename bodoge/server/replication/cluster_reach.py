@@ -12,15 +12,16 @@ other process still serves any player of it.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import TYPE_CHECKING
 
 from bodoge.core.game import Seat
 from bodoge.core.values import JSON
-from bodoge.server.replication.forwarding import Forwarder
+from bodoge.server.replication.forwarding import Forwarder, refusal
 from bodoge.server.replication.mirror import Mirror
 from bodoge.server.replication.mirrors import Mirrors
 from bodoge.server.replication.owner import OwnerEnd
+from bodoge.server.replication.owner_replies import OwnerReplies, Remembered, Retries
 from bodoge.server.replication.placement import Placement
 from bodoge.server.replication.publishing import TablePublisher
 from bodoge.server.runtime import commands
@@ -41,14 +42,17 @@ if TYPE_CHECKING:
 class ClusterReach:
     """One process of a cluster: it runs the tables it owns, mirrors the others'."""
 
-    def __init__(self, tables: Tables, cluster: ClusterService) -> None:
+    def __init__(
+        self, tables: Tables, cluster: ClusterService, recent: Remembered, retries: Retries
+    ) -> None:
         self.tables = tables
         self.cluster = cluster
         self.publisher = TablePublisher(cluster)
         self.mirrors = Mirrors(tables, cluster)
-        self.forwarder = Forwarder(tables, cluster, self.mirrors)
+        self.replies = OwnerReplies(cluster, refusal, recent, retries)
+        self.forwarder = Forwarder(tables, cluster, self.mirrors, self.replies)
         self.mirrors.ask_owner = self.forwarder.ask_owner
-        self.owner = OwnerEnd(tables, cluster, self.publisher)
+        self.owner = OwnerEnd(tables, cluster, self.publisher, self.replies)
         self.placement = Placement(tables, cluster)
         # The mirrors answer a new owner's first publication at once; a lease leaves room
         # for a retry or two.
@@ -60,8 +64,17 @@ class ClusterReach:
 
     # --- commands from connections here ------------------------------------------------
 
-    async def command(self, command: commands.TableCommand, player: Player, reply: Reply) -> None:
-        await self.forwarder.command(command, player, reply)
+    #: A retried table command is answered by its table's owner (``owner_replies.py``).
+    replies_at_owner = True
+
+    async def command(
+        self,
+        command: commands.TableCommand,
+        player: Player,
+        reply: Reply,
+        request: Mapping[str, JSON] | None = None,
+    ) -> None:
+        await self.forwarder.command(command, player, reply, request)
 
     async def rematch(
         self, table_id: str, player: Player, gone: str | None

@@ -10,7 +10,7 @@ An owner that is gone is waited for while the table is taken over.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING
 
 from bodoge.cluster.bus import BusError, NoReply, RemoteError
@@ -26,6 +26,7 @@ from bodoge.server.replication.messages import (
     encode_call,
 )
 from bodoge.server.replication.mirrors import Mirrors
+from bodoge.server.replication.owner_replies import OwnerReplies
 from bodoge.server.runtime import commands
 from bodoge.server.runtime.players import Player
 from bodoge.server.runtime.protocol import ERRORS, ProtocolError
@@ -61,25 +62,38 @@ def refusal(error: JSON) -> ProtocolError | RefusedThere:
 class Forwarder:
     """Runs a table's commands where the table runs: here, or on its owner."""
 
-    def __init__(self, tables: Tables, cluster: ClusterService, mirrors: Mirrors) -> None:
+    def __init__(
+        self, tables: Tables, cluster: ClusterService, mirrors: Mirrors, replies: OwnerReplies
+    ) -> None:
         self.tables = tables
         self.cluster = cluster
         self.mirrors = mirrors
+        self.replies = replies
         self.process = cluster.process
 
     def _owner(self, table_id: str) -> str | None:
         mirror = self.mirrors.get(table_id)
         return mirror.owner if mirror is not None else None
 
-    async def command(self, command: commands.TableCommand, player: Player, reply: Reply) -> None:
+    async def command(
+        self,
+        command: commands.TableCommand,
+        player: Player,
+        reply: Reply,
+        request: Mapping[str, JSON] | None = None,
+    ) -> None:
         """Run here if this process runs the table (or can claim it), else on its owner; the
-        reply goes to ``reply`` either way."""
+        reply goes to ``reply`` either way. ``request``: the client's, answered once by the
+        owner however often it comes (``owner_replies.py``)."""
         table_id = command.table
 
-        async def here() -> None:
+        async def run(reply: Reply) -> None:
             await self.tables.call(table_id, commands.run, command, player, reply)
 
-        call = RunCommand(table_id, player.id, player.name, command)
+        async def here() -> None:
+            await self.replies.run(table_id, player.id, request, run, reply)
+
+        call = RunCommand(table_id, player.id, player.name, command, request)
         answer = await self.ask_owner(table_id, self._owner(table_id), call, here=here)
         if answer is None:  # run here, and answered already
             return

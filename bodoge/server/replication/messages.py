@@ -45,6 +45,9 @@ class RunCommand:
     player: str
     name: str
     command: TableCommand
+    #: The client's request as it sent it (with its ``id``), when a retry of it is answered
+    #: with the first reply (``owner_replies.py``); ``None``: run it whatever came before.
+    request: Mapping[str, JSON] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +116,8 @@ def encode_call(call: Call) -> dict[str, JSON]:
             "name": call.name,
             "command": commands.to_json(call.command),
         }
+        if call.request is not None:
+            data["request"] = dict(call.request)
     elif isinstance(call, RunRematch):
         data |= {"table": call.table, "player": call.player, "name": call.name, "gone": call.gone}
     elif isinstance(call, Watch):
@@ -155,8 +160,15 @@ def decode_call(data: JSON) -> Call:
 
 
 def _run_command(d: Mapping[str, Any]) -> RunCommand:
+    request = d.get("request")
+    if request is not None and not (isinstance(request, dict) and "id" in request):
+        raise ValueError("a request is an object with an id")
     return RunCommand(
-        str(d["table"]), str(d["player"]), str(d["name"]), commands.from_json(d["command"])
+        str(d["table"]),
+        str(d["player"]),
+        str(d["name"]),
+        commands.from_json(d["command"]),
+        request,
     )
 
 

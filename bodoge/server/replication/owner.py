@@ -25,12 +25,13 @@ from bodoge.server.replication.messages import (
     encode_command_done,
     encode_rematch_done,
 )
+from bodoge.server.replication.owner_replies import OwnerReplies
 from bodoge.server.replication.publishing import TablePublisher, facts_of
 from bodoge.server.runtime import commands
 from bodoge.server.runtime.inbox import TableGone
 from bodoge.server.runtime.protocol import ProtocolError
 from bodoge.server.runtime.reach import OwnedElsewhere
-from bodoge.server.runtime.table import LiveTable
+from bodoge.server.runtime.table import LiveTable, Reply
 from bodoge.store import StoreUnavailable
 
 if TYPE_CHECKING:
@@ -39,10 +40,17 @@ if TYPE_CHECKING:
 
 
 class OwnerEnd:
-    def __init__(self, tables: Tables, cluster: ClusterService, publisher: TablePublisher) -> None:
+    def __init__(
+        self,
+        tables: Tables,
+        cluster: ClusterService,
+        publisher: TablePublisher,
+        replies: OwnerReplies,
+    ) -> None:
         self.tables = tables
         self.cluster = cluster
         self.publisher = publisher
+        self.replies = replies
         self._handlers: dict[type[Call], Callable[[Any], Awaitable[JSON]]] = {
             RunCommand: self._run_command,
             RunRematch: self._run_rematch,
@@ -86,7 +94,11 @@ class OwnerEnd:
         if player is None:  # held while the command runs, then by the table if it seats them
             player = self.tables.known(call.player, call.name)
         replies: list[dict[str, JSON]] = []
-        await self.tables.call(call.table, commands.run, call.command, player, replies.append)
+
+        async def run(reply: Reply) -> None:
+            await self.tables.call(call.table, commands.run, call.command, player, reply)
+
+        await self.replies.run(call.table, call.player, call.request, run, replies.append)
         seq, epoch = self._after(call.table)
         reply = replies[-1] if replies else {"type": "ack", "table": call.table}
         return encode_command_done(CommandDone(reply, seq, epoch))

@@ -11,7 +11,7 @@ call it and never ask which one they hold.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from bodoge.core.game import Seat
@@ -65,8 +65,19 @@ class Reach(Publisher, Protocol):
 
     # --- commands from connections here ------------------------------------------------
 
-    async def command(self, command: commands.TableCommand, player: Player, reply: Reply) -> None:
-        """Run ``command`` where its table runs; the reply goes to ``reply``."""
+    #: Whether a retried table command is answered where its table runs (a cluster: its
+    #: owner), so that the connection's process remembers it only in its own memory.
+    replies_at_owner: bool
+
+    async def command(
+        self,
+        command: commands.TableCommand,
+        player: Player,
+        reply: Reply,
+        request: Mapping[str, JSON] | None = None,
+    ) -> None:
+        """Run ``command`` where its table runs; the reply goes to ``reply``. ``request``
+        (the client's, with ``replies_at_owner``) is answered once there."""
 
     async def rematch(
         self, table_id: str, player: Player, gone: str | None
@@ -137,7 +148,15 @@ class LocalReach:
     def __init__(self, tables: Tables) -> None:
         self.tables = tables
 
-    async def command(self, command: commands.TableCommand, player: Player, reply: Reply) -> None:
+    replies_at_owner = False
+
+    async def command(
+        self,
+        command: commands.TableCommand,
+        player: Player,
+        reply: Reply,
+        request: Mapping[str, JSON] | None = None,
+    ) -> None:
         await self.tables.call(command.table, commands.run, command, player, reply)
 
     async def rematch(

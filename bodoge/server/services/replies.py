@@ -67,6 +67,17 @@ def kept_for_retry(reply: Mapping[str, JSON]) -> bool:
 #: How long a retry waits for the first request's reply when that is still being handled.
 RETRY_WAIT_SECONDS = 30.0
 
+
+class Retries:
+    """:func:`kept_for_retry` and :data:`RETRY_WAIT_SECONDS`, for a table's owner in a cluster
+    (``bodoge/server/replication/owner_replies.py``)."""
+
+    wait_seconds = RETRY_WAIT_SECONDS
+
+    def kept(self, reply: Mapping[str, JSON]) -> bool:
+        return kept_for_retry(reply)
+
+
 #: Requests that change something; reading ones (``table.open``, ``assist``…) are simply run again.
 REMEMBERED = frozenset(
     {
