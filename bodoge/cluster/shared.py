@@ -150,6 +150,16 @@ class Shared:
         key = self._reply_key(player_id, request_id)
         await self._run(self.redis.set(key, orjson.dumps(note), ex=max(1, round(seconds))))
 
+    async def write_many(
+        self, notes: list[tuple[str, str, dict[str, JSON]]], seconds: float
+    ) -> None:
+        """:meth:`write` of several (player, request id, note), in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        for player_id, request_id, note in notes:
+            key = self._reply_key(player_id, request_id)
+            pipe.set(key, orjson.dumps(note), ex=max(1, round(seconds)))
+        await self._run(pipe.execute())
+
     async def forget(self, player_id: str, request_id: str) -> None:
         """The request failed in a way worth trying again: a retry runs it."""
         await self._run(self.redis.delete(self._reply_key(player_id, request_id)))
