@@ -168,7 +168,10 @@ def _sizes(text: str) -> list[int]:
     except ValueError:
         sizes = []
     if not sizes or min(sizes) < 0 or max(sizes) < 1:
-        raise argparse.ArgumentTypeError(f"not a number of processes (or a list of them): {text}")
+        raise argparse.ArgumentTypeError(
+            f"not a number of processes (or a list of them; 0, the embedded server, goes "
+            f"with a cluster size, as in 0,1): {text}"
+        )
     return sizes
 
 
@@ -215,9 +218,6 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if len(sizes) > 1 and (args.ab is not None or args.url):
         print("several --cluster sizes go without --ab and --url", file=sys.stderr)
-        return 2
-    if 0 in sizes and len(sizes) == 1:
-        print("--cluster 0 (the embedded server) goes with a cluster size: 0,1", file=sys.stderr)
         return 2
     if args.rounds is not None and args.rounds < 1:
         print("--rounds must be at least 1", file=sys.stderr)

@@ -101,3 +101,27 @@ def test_the_kill_needs_a_cluster_of_two() -> None:
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "--kill-owner-after needs --cluster N with N >= 2" in done.stderr
+
+
+def test_the_embedded_server_and_a_cluster_process_alternate_with_their_ratio() -> None:
+    """``--cluster 0,1``: the embedded server (size 0: SQLite, no Redis) and one cluster
+    process, alternated under the same clients, and the cluster's CPU per move over the
+    embedded server's."""
+    out = _bench(
+        *("--cluster", "0,1", "--rounds", "2", "--direct", "--tables", "2", "--players", "2"),
+        *("--duration", "3", "--think", "0.05", "--arrival", "0.3"),
+    ).stdout
+    assert out.count("[") >= 4 and "[4/4]" in out, out
+    assert out.count("1 cluster process, clients spread seat by seat") == 2, out
+    embedded = re.search(r"embedded server: ([\d.]+), ([\d.]+) \(mean ([\d.]+)\)", out)
+    cluster = re.search(r"1 cluster process: [\d., ]+\(mean ([\d.]+)\) = ([\d.]+)×", out)
+    assert embedded and cluster, out
+    ratio = float(cluster.group(1)) / float(embedded.group(3))
+    assert abs(ratio - float(cluster.group(2))) < 0.02, out
+
+
+def test_the_embedded_server_goes_with_a_cluster_size() -> None:
+    command = [sys.executable, "-m", "bodoge", "bench", "server", "--cluster", "0"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "0, the embedded server, goes with a cluster size, as in 0,1" in done.stderr
