@@ -66,7 +66,11 @@ def test_a_cluster_run_prints_what_its_moves_cost_postgresql_redis_and_nginx() -
     assert 300 <= int(costs.group(1)) <= 1500, out
     assert int(costs.group(2)) >= int(costs.group(1)) // 2, out  # reported late, or grouped
     commands = dict(part.rsplit(" ", 1) for part in costs.group(6).split(", "))
-    assert int(commands["publish"]) >= 1000, out  # each move is published
+    # One process: no other follows a table, so its moves are published to nobody (the
+    # lobby's changes are); nothing is noted before a move runs, its reply noted after.
+    assert int(commands.get("publish", "0")) < 1000, out
+    assert int(commands.get("evalsha", "0")) < 500, out
+    assert 0 < int(commands.get("set", "0")) <= 1500, out
     # A private Redis: only the run's commands, so no "shared" caveat.
     assert "shared Redis" not in out, out
 
