@@ -47,7 +47,14 @@ from bodoge.server.services.accounts import AccountError
 from bodoge.server.services.mail import Mail, Mailer, permanent
 from bodoge.server.services.notify_texts import compose, lang_of, push_text
 from bodoge.server.services.push import Pusher, PushGone, make_vapid_pem
-from bodoge.store import NotifySettings, NotifyStore, OutboxItem, PlayerStore, PushSubscription
+from bodoge.store import (
+    NotifySettings,
+    NotifyStore,
+    OutboxItem,
+    PlayerStore,
+    PushSubscription,
+    is_unavailable,
+)
 
 log = logging.getLogger(__name__)
 
@@ -295,8 +302,11 @@ class Notifier:
                 await self.drain()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # the database gone away: the next round tries again
-                log.warning("sending notifications failed", exc_info=True)
+            except Exception as exc:
+                if is_unavailable(exc):  # the database gone away: the next round tries again
+                    log.warning("sending notifications waits for the database: %s", exc)
+                else:
+                    log.warning("sending notifications failed", exc_info=True)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.times.poll_seconds)
             self._wake.clear()
