@@ -1,7 +1,6 @@
 """The server's parts wired together, independent of the web framework.
 
->>> from bodoge.server.runtime.clock import SystemClock, use_clock
-from bodoge.server.runtime.config import ServerConfig
+>>> from bodoge.server.runtime.config import ServerConfig
 >>> server = Server(ServerConfig(db_url="sqlite+aiosqlite:///:memory:"))
 >>> server.config.limits.outbox
 256
