@@ -129,6 +129,12 @@ class NotifyQueries(SqlEngine):
     async def prune_outbox(self, sent_before: int) -> int:
         return await self._transaction(_prune, sent_before)
 
+    async def outbox_hasten(self, player_id: str, kind: str, due_at: int) -> int:
+        return await self._transaction(_hasten, player_id, kind, due_at)
+
+    async def turn_running(self, table_id: str, player_id: str, deadline: int) -> bool:
+        return await self._transaction(_turn_running, table_id, player_id, deadline)
+
 
 def _flag(value: Any) -> bool:
     return bool(int(value))
@@ -326,3 +332,26 @@ def _prune(run: Runner, sent_before: int) -> int:
         "DELETE FROM notify_outbox WHERE sent_at IS NOT NULL AND sent_at < ?", (sent_before,)
     )
     return int(n)
+
+
+def _hasten(run: Runner, player_id: str, kind: str, due_at: int) -> int:
+    _, n = run(
+        "UPDATE notify_outbox SET due_at = ? WHERE player = ? AND kind = ? AND sent_at IS NULL"
+        " AND due_at > ? AND channel IN ('mail', 'push')",
+        (due_at, player_id, kind, due_at),
+    )
+    return max(int(n), 0)
+
+
+def _turn_running(run: Runner, table_id: str, player_id: str, deadline: int) -> bool:
+    rows, _ = run(
+        "SELECT t.status, t.deadlines, s.seat FROM tables t JOIN seats s ON s.table_id = t.id"
+        " WHERE t.id = ? AND s.player = ?",
+        (table_id, player_id),
+    )
+    for status, raw, seat in rows:
+        deadlines = json.loads(raw) if isinstance(raw, str) else raw
+        if status == "playing" and isinstance(deadlines, dict):
+            if deadlines.get(str(seat)) == deadline:
+                return True
+    return False

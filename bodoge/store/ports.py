@@ -546,6 +546,16 @@ class NotifyStore(Protocol):
     async def prune_outbox(self, sent_before: int) -> int:
         """Forget items sent before a time; how many."""
 
+    @abstractmethod
+    async def outbox_hasten(self, player_id: str, kind: str, due_at: int) -> int:
+        """Make the player's unsent mail and push items of ``kind`` due later than
+        ``due_at`` due at ``due_at`` (a vacation ended early); how many."""
+
+    @abstractmethod
+    async def turn_running(self, table_id: str, player_id: str, deadline: int) -> bool:
+        """Whether the player's turn that runs out at ``deadline`` still runs at the table
+        (the table plays and a seat of theirs has that deadline), as the store has it."""
+
 
 class Store(
     TableStore,

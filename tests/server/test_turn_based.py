@@ -40,8 +40,12 @@ class Recorder:
     def __init__(self) -> None:
         self.calls: list[tuple[Any, ...]] = []
 
-    async def your_turn(self, player_id: str, table_id: str, game: str, deadline: int) -> None:
-        self.calls.append(("your_turn", player_id, table_id, game, deadline))
+    async def your_turn(
+        self, player_id: str, table_id: str, game: str, deadline: int, after: int | None = None
+    ) -> None:
+        # A turn begun during a vacation also notes when the vacation ends.
+        extra = () if after is None else (after,)
+        self.calls.append(("your_turn", player_id, table_id, game, deadline, *extra))
 
     async def game_ended(self, player_id: str, table_id: str, game: str, place: int | None) -> None:
         self.calls.append(("game_ended", player_id, table_id, game, place))
@@ -574,7 +578,9 @@ async def test_a_turn_based_waiting_table_waits_days_for_its_people(make_world: 
 
 
 class Broken(Recorder):
-    async def your_turn(self, player_id: str, table_id: str, game: str, deadline: int) -> None:
+    async def your_turn(
+        self, player_id: str, table_id: str, game: str, deadline: int, after: int | None = None
+    ) -> None:
         await asyncio.sleep(0)
         raise OSError("the mail server is down")
 

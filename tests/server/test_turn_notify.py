@@ -491,3 +491,115 @@ async def test_a_turn_based_illustori_game_mails_turns_and_votes(
     await settle(world, GRACE + 5)
     await ledger.sent()
     ledger.check()
+
+
+async def vacation(world: Mailed, person: Person, days: int | None) -> None:
+    """Begin a vacation of ``days`` (``None``: end the one running)."""
+    auth = {"Authorization": f"Bearer {person.token}"}
+    async with world.app() as http:
+        if days is None:
+            answer = await http.delete("/api/players/me/vacation", headers=auth)
+        else:
+            answer = await http.post("/api/players/me/vacation", json={"days": days}, headers=auth)
+    assert answer.status_code == 200, answer.text
+
+
+async def test_a_turn_begun_on_vacation_is_told_when_the_vacation_ends(
+    make_mailed: Callable[..., Any], push: PushService
+) -> None:
+    """Once when the vacation runs out, once when it is ended early; never during it."""
+    world: Mailed = await make_mailed()
+    folk = await accounts(world, ["ja", "en"], push, pushed=1)
+    table = await turn_table(world, [p.tab for p in folk], "tagiron", 2, DAY)
+    ledger = Ledger(world, folk, push, "tagiron")
+    rng = random.Random(29)
+
+    (seat,) = awaited(world, table)
+    mover, away = folk[seat], folk[1 - seat]
+    await turn_row(world, mover, table, seat)
+    await settle(world, GRACE + 5)
+    ledger.expected[(mover.id, "turn")] += 1
+    await ledger.sent()
+    ledger.check()
+
+    # 1. The vacation runs out: the turn that began during it is told at its end, once.
+    await vacation(world, away, 2)
+    await move(world, mover, table, seat, rng)
+    (now_seat,) = awaited(world, table)
+    assert folk[now_seat] is away
+    await turn_row(world, away, table, now_seat)
+    await settle(world, 2 * DAY - 3 * HOUR)
+    await ledger.sent()
+    ledger.check()  # not during the vacation
+    await settle(world, 3 * HOUR + GRACE + 5)
+    ledger.expected[(away.id, "turn")] += 1
+    await ledger.sent()
+    ledger.check()
+    await settle(world, 6 * HOUR)
+    await ledger.sent()
+    ledger.check()  # and only once
+    await move(world, away, table, now_seat, rng)
+    (seat,) = awaited(world, table)
+    assert folk[seat] is mover
+    await turn_row(world, mover, table, seat)
+    await settle(world, GRACE + 5)
+    ledger.expected[(mover.id, "turn")] += 1
+    await ledger.sent()
+    ledger.check()
+
+    # 2. Ended early, a day into five: told after the grace, on the server's clock, once.
+    await vacation(world, away, 5)
+    await move(world, mover, table, seat, rng)
+    (now_seat,) = awaited(world, table)
+    await turn_row(world, away, table, now_seat)
+    await settle(world, DAY)
+    await ledger.sent()
+    ledger.check()
+    await vacation(world, away, None)
+    await settle(world, GRACE - 5)
+    await ledger.sent()
+    ledger.check()  # the grace is simulated time here too
+    await settle(world, 10)
+    ledger.expected[(away.id, "turn")] += 1
+    await ledger.sent()
+    ledger.check()
+    await settle(world, 4 * DAY)  # past when the vacation would have ended, turn running
+    await ledger.sent()
+    ledger.check()
+
+
+async def test_a_turn_played_within_the_grace_elsewhere_is_not_told(
+    make_mailed: Callable[..., Any], push: PushService
+) -> None:
+    """A person moves before the grace passes without the table open (another device, the
+    API): their turn is over, so nothing goes out; the next turn is told as usual."""
+    world: Mailed = await make_mailed()
+    folk = await accounts(world, ["en", "ja"], push, pushed=0)
+    table = await turn_table(world, [p.tab for p in folk], "tagiron", 2, DAY)
+    ledger = Ledger(world, folk, push, "tagiron")
+    rng = random.Random(3)
+    movers: list[Person] = []
+    for _ in range(2):
+        (seat,) = awaited(world, table)
+        person = folk[seat]
+        movers.append(person)
+        await turn_row(world, person, table, seat)
+        await settle(world, GRACE / 3)
+        assert not world.s.tables.watching(person.id, table)
+        await move(world, person, table, seat, rng)
+        (nxt,) = awaited(world, table)
+        await turn_row(world, folk[nxt], table, nxt)
+        await settle(world, GRACE * 2 / 3 + 2)
+        # The moved turn's grace has passed, the next turn's not yet: nothing sent.
+        await ledger.sent()
+        ledger.check()
+        await settle(world, GRACE)
+        ledger.expected[(folk[nxt].id, "turn")] += 1
+        await ledger.sent()
+        ledger.check()
+        await move(world, folk[nxt], table, nxt, rng)
+    over = [r for r in await world.outbox() if r["error"] == "not sent: the turn is over"]
+    # A mail for each turn played within its grace, and a push when that person has a device.
+    pushes = ["push"] * sum(p.keys is not None for p in movers)
+    assert sorted(r["channel"] for r in over) == ["mail", "mail", *pushes]
+    assert {r["player"] for r in over} == {p.id for p in movers}

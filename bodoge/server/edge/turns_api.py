@@ -137,4 +137,7 @@ async def _change(call: Call, days: Any) -> Answer:
     except VacationRefused as exc:
         raise refused(400, "bad_vacation", str(exc)) from None
     await store.set_vacation(changed)
+    if days is None:
+        # Turns that began during the vacation wait to be told at its end: that is now.
+        await call.server.notifier.vacation_ended(call.me.id)
     return _vacation_json(changed, now)

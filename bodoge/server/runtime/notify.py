@@ -6,15 +6,15 @@ a slow or failing notifier holds up no move) and never learns what was sent.  Th
 (``bodoge/server/wiring.py``) installs one as ``Tables.notifier``; the default,
 :class:`NoNotifier`, does nothing.  Only turn-based tables call it (``settings.turn_based``).
 
-* ``your_turn(player_id, table_id, game, deadline)`` — a person's turn began (or, in an
-  Illustori vote, their vote is awaited): ``deadline`` is when it runs out, in wall-clock
-  ms.  Called when the turn begins, by the process that runs the table (the one that
+* ``your_turn(player_id, table_id, game, deadline, after=None)`` — a person's turn began
+  (or, in an Illustori vote, their vote is awaited): ``deadline`` is when it runs out, in
+  wall-clock ms; ``after``: the turn began during the person's vacation, which runs until
+  then — tell them when it ends (or when they end it early), not before.  Called when the turn begins, by the process that runs the table (the one that
   committed the move), and again for each turn still running when a table is brought back
   (a restart, a takeover in a cluster: the process that began it may have died before its
   notifier stored it) with the same ``deadline``: the deadline names the turn, and a
   notifier keeps one notification per turn.  Not called for an *absent* person's turns
-  (the stand-in plays them at once) nor for a turn that begins during the person's
-  vacation.
+  (the stand-in plays them at once).
 * ``game_ended(player_id, table_id, game, place)`` — the game ended; ``place`` is the
   person's (1 = first) or ``None`` (unranked, abandoned).
 * ``invited(player_id, table_id, game, by)`` — ``by`` (a player id) made the rematch
@@ -33,7 +33,9 @@ from typing import Protocol
 
 
 class TurnNotifier(Protocol):
-    async def your_turn(self, player_id: str, table_id: str, game: str, deadline: int) -> None: ...
+    async def your_turn(
+        self, player_id: str, table_id: str, game: str, deadline: int, after: int | None = None
+    ) -> None: ...
 
     async def game_ended(
         self, player_id: str, table_id: str, game: str, place: int | None
@@ -49,7 +51,9 @@ class Presence(Protocol):
 class NoNotifier:
     """Tells nobody anything (the default)."""
 
-    async def your_turn(self, player_id: str, table_id: str, game: str, deadline: int) -> None:
+    async def your_turn(
+        self, player_id: str, table_id: str, game: str, deadline: int, after: int | None = None
+    ) -> None:
         pass
 
     async def game_ended(self, player_id: str, table_id: str, game: str, place: int | None) -> None:

@@ -564,7 +564,7 @@ class LiveTable(ShownTable):
             now=now,
             turn_ms=self._turn_ms(),
         )
-        notify: dict[Seat, int] = {}
+        notify: dict[Seat, tuple[int, int | None]] = {}
         if self.settings.turn_based is not None:
             deadlines, notify = await self._turn_based_deadlines({}, deadlines, now)
         clock = self.game.clock(state)
@@ -644,12 +644,14 @@ class LiveTable(ShownTable):
         deadlines: dict[Seat, int],
         now: int,
         steps: Sequence[Step] | None = None,
-    ) -> tuple[dict[Seat, int], dict[Seat, int]]:
-        """A turn-based table's deadlines after a move, and the turns to tell people of.
+    ) -> tuple[dict[Seat, int], dict[Seat, tuple[int, int | None]]]:
+        """A turn-based table's deadlines after a move, and the turns to tell people of (the
+        deadline, and the end of the person's vacation or ``None``).
 
         A turn that begins now (a deadline that was not running) is the person's whole time
         per move, unless they are absent and do not have the table open (the stand-in plays
-        it at once) or on vacation (their time runs from the vacation's end).
+        it at once) or on vacation (their time runs from the vacation's end, and they are
+        told of it then).
         """
         turn_ms = self._turn_ms() or 0
         for seat, at in deadlines.items():
@@ -663,15 +665,16 @@ class LiveTable(ShownTable):
         absent = absent_seats(self.steps if steps is None else steps, self._humans(), now)
         players = {seat: self.seats[seat].player for seat in begun}
         away = await self.host.away_until([p for p in players.values() if p], now)
-        notify: dict[Seat, int] = {}
+        notify: dict[Seat, tuple[int, int | None]] = {}
         for seat in sorted(begun):
             player = players[seat]
             if seat in absent and not self.present(player):
                 deadlines[seat] = now
             elif player in away:
                 deadlines[seat] = away[player] + turn_ms
+                notify[seat] = (deadlines[seat], away[player])
             elif player is not None:
-                notify[seat] = deadlines[seat]
+                notify[seat] = (deadlines[seat], None)
         return deadlines, notify
 
     def _everyone_absent(self, actor: Actor) -> bool:
@@ -689,8 +692,8 @@ class LiveTable(ShownTable):
         (off the move's path), so it may die in between and the turn would go untold.  The
         notifier stores one notification per turn (its key names the turn by its deadline):
         a turn told before is not told twice.  A turn is told again only with the deadline
-        it began with (one a vacation paused since is left alone) and while it runs; not to
-        someone on vacation now, as when it began.
+        it began with (one a vacation paused since is left alone) and while it runs; to
+        someone on vacation now, when the vacation ends, as when it began.
         """
         if self.status != "playing" or self.settings.turn_based is None:
             return
@@ -715,14 +718,20 @@ class LiveTable(ShownTable):
         except Exception:
             log.exception("table %s: reading vacations failed", self.id)
             return
-        self._notify_turns({s: at for s, at in turns.items() if players[s] not in away})
+        self._notify_turns({s: (at, away.get(players[s] or "")) for s, at in turns.items()})
 
-    def _notify_turns(self, turns: Mapping[Seat, int]) -> None:
+    def _notify_turns(self, turns: Mapping[Seat, tuple[int, int | None]]) -> None:
         notifier = self.host.notifier
-        for seat, deadline in sorted(turns.items()):
+        for seat, (deadline, after) in sorted(turns.items()):
             player = self.seats[seat].player
-            if player is not None:
+            if player is None:
+                continue
+            if after is None:
                 self._tell(notifier.your_turn(player, self.id, self.game.id, deadline))
+            else:
+                self._tell(
+                    notifier.your_turn(player, self.id, self.game.id, deadline, after=after)
+                )
 
     def _notify_end(self, ended: Mapping[str, JSON]) -> None:
         if self.settings.turn_based is None:
@@ -771,7 +780,7 @@ class LiveTable(ShownTable):
             clock_deadline = next_clock_deadline(self.clock, clock, self.clock_deadline, now)
         else:
             deadlines, clock, clock_deadline = {}, None, None
-        notify: dict[Seat, int] = {}
+        notify: dict[Seat, tuple[int, int | None]] = {}
         if self.settings.turn_based is not None and deadlines:
             steps = [*self.steps, Step(n, seat, move, now, actor)]
             deadlines, notify = await self._turn_based_deadlines(

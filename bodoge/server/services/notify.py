@@ -232,10 +232,22 @@ class Notifier:
     # ``TurnNotifier`` (bodoge/server/runtime/notify.py): each call is awaited by a background
     # job of the table, never by its move, and only writes to the outbox.
 
-    async def your_turn(self, player_id: str, table_id: str, game: str, deadline: int) -> None:
+    async def your_turn(
+        self, player_id: str, table_id: str, game: str, deadline: int, after: int | None = None
+    ) -> None:
         # The deadline names the turn: a turn announced again (a restart, a takeover) has
         # the same one, the next turn another.
-        await self._announce("turn", player_id, table_id, game, str(deadline), deadline=deadline)
+        await self._announce(
+            "turn", player_id, table_id, game, str(deadline), deadline=deadline, after=after
+        )
+
+    async def vacation_ended(self, player_id: str) -> None:
+        """The person ended their vacation early: the turns kept for its end are told now
+        (after the grace).  Kept in the outbox, so whichever process sends them, and a
+        restart, see it."""
+        due = self.clock() + self.times.grace_ms
+        if await self.store.outbox_hasten(player_id, "turn", due):
+            self._wake_at(due)
 
     async def game_ended(self, player_id: str, table_id: str, game: str, place: int | None) -> None:
         await self._announce("ended", player_id, table_id, game, "end", place=place)
@@ -257,20 +269,28 @@ class Notifier:
         deadline: int | None = None,
         by: str = "",
         place: int | None = None,
+        after: int | None = None,
     ) -> None:
         if self.watching(player_id, table_id):
             return
         payload = {"game": game, "by": by, "deadline": deadline, "place": place}
-        await self._enqueue(kind, player_id, table_id, turn, payload)
+        await self._enqueue(kind, player_id, table_id, turn, payload, after)
 
     async def _enqueue(
-        self, kind: str, player_id: str, table_id: str, turn: str, payload: dict[str, Any]
+        self,
+        kind: str,
+        player_id: str,
+        table_id: str,
+        turn: str,
+        payload: dict[str, Any],
+        after: int | None = None,
     ) -> None:
         settings = await self.store.notify_settings(player_id) or NotifySettings(player_id)
         if not getattr(settings, CHOICE[kind]):
             return
         now = self.clock()
-        due = now + self.times.grace_ms
+        # A turn begun on the person's vacation is told when it ends (``after``).
+        due = max(now, after or 0) + self.times.grace_ms
         base = f"{kind}:{player_id}:{table_id}:{turn}"
         items: list[OutboxItem] = []
         if self.mailer is not None and settings.verified_email:
@@ -287,12 +307,16 @@ class Notifier:
             await self.store.enqueue(items)
             # The drain looks again when these come due, not a poll later (also when they
             # were stored before: a turn told again after a restart wakes the new drain).
-            if self.clock is now_ms:
-                # On the server's clock, whose "now" the due time is: a test's ManualClock
-                # living through days sends each notification when its simulated time comes.
-                server_clock().call_at(due, self._wake.set)
-            else:
-                asyncio.get_running_loop().call_later(self.times.grace_ms / 1000, self._wake.set)
+            self._wake_at(due)
+
+    def _wake_at(self, due: int) -> None:
+        if self.clock is now_ms:
+            # On the server's clock, whose "now" the due time is: a test's ManualClock
+            # living through days sends each notification when its simulated time comes.
+            server_clock().call_at(due, self._wake.set)
+        else:
+            wait = max(0, due - self.clock()) / 1000
+            asyncio.get_running_loop().call_later(wait, self._wake.set)
 
     # --- the drain -------------------------------------------------------------------------
 
@@ -358,6 +382,17 @@ class Notifier:
             and self.watching(item.player, item.table_id)
         ):
             await self._finish([item], "not sent: the person had the table open")
+            return
+        deadline = item.payload.get("deadline")
+        if (
+            item.kind == "turn"
+            and item.table_id is not None
+            and isinstance(deadline, int)
+            and not await self.store.turn_running(item.table_id, item.player, deadline)
+        ):
+            # Moved within the grace without the table open (another device, the stand-in,
+            # the game ended): the turn is over, and a mail about it would be a false alarm.
+            await self._finish([item], "not sent: the turn is over")
             return
         try:
             if item.channel == "push":
