@@ -194,6 +194,7 @@ class Server:
             push=config.web_push,
             contact=contact,
             times=NotifyTimes(grace_ms=grace, poll_seconds=config.notify_poll_seconds),
+            turn_running=self.store.turn_running,
         )
 
     def _rated_game_ended(self, table_id: str) -> None:

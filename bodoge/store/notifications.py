@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 from bodoge.store.engine import SqlEngine
 from bodoge.store.transactions import Runner
@@ -108,9 +108,17 @@ class NotifyQueries(SqlEngine):
         return await self._transaction(_enqueue, items) if items else 0
 
     async def claim_due(
-        self, now: int, until: int, by: str, limit: int, channels: Sequence[str]
+        self,
+        now: int,
+        until: int,
+        by: str,
+        limit: int,
+        channels: Sequence[str],
+        owner_first_ms: int | None = None,
     ) -> list[OutboxItem]:
-        return await self._transaction(_claim_due, now, until, by, limit, tuple(channels))
+        return await self._transaction(
+            _claim_due, now, until, by, limit, tuple(channels), owner_first_ms
+        )
 
     async def digests_due(self, older_than: int, now: int) -> list[str]:
         return await self._transaction(_digests_due, older_than, now)
@@ -267,14 +275,30 @@ def _claim(run: Runner, key: str, now: int, until: int, by: str) -> bool:
 
 
 def _claim_due(
-    run: Runner, now: int, until: int, by: str, limit: int, channels: tuple[str, ...]
+    run: Runner,
+    now: int,
+    until: int,
+    by: str,
+    limit: int,
+    channels: tuple[str, ...],
+    owner_first_ms: int | None,
 ) -> list[OutboxItem]:
     marks = ", ".join("?" for _ in channels)
+    owner_first, args = "", cast(tuple[int | str, ...], ())
+    if owner_first_ms is not None:
+        # Only the process that runs a table (``tables.owner``, set in a cluster) knows who
+        # has it open: a row of a table another process runs is left to that one, unless it
+        # has been due for ``owner_first_ms`` (the owner died and nobody has taken over).
+        owner_first = (
+            " AND (n.table_id IS NULL OR n.due_at <= ? OR NOT EXISTS (SELECT 1 FROM tables t"
+            " WHERE t.id = n.table_id AND t.owner IS NOT NULL AND t.owner <> ?))"
+        )
+        args = (now - owner_first_ms, by)
     rows, _ = run(
-        f"SELECT {_OUTBOX} FROM notify_outbox WHERE sent_at IS NULL AND due_at <= ?"
+        f"SELECT {_OUTBOX} FROM notify_outbox n WHERE sent_at IS NULL AND due_at <= ?"
         f" AND (claimed_until IS NULL OR claimed_until < ?) AND channel IN ({marks})"
-        " ORDER BY due_at, key LIMIT ?",
-        (now, now, *channels, limit),
+        f"{owner_first} ORDER BY due_at, key LIMIT ?",
+        (now, now, *channels, *args, limit),
     )
     return [replace(_item(r), attempts=r[8] + 1) for r in rows if _claim(run, r[0], now, until, by)]
 

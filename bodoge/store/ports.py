@@ -519,10 +519,18 @@ class NotifyStore(Protocol):
 
     @abstractmethod
     async def claim_due(
-        self, now: int, until: int, by: str, limit: int, channels: Sequence[str]
+        self,
+        now: int,
+        until: int,
+        by: str,
+        limit: int,
+        channels: Sequence[str],
+        owner_first_ms: int | None = None,
     ) -> list[OutboxItem]:
         """Claim for ``by`` until ``until`` up to ``limit`` unsent items of ``channels`` due by
-        ``now`` that nobody holds; each goes to one claimer only."""
+        ``now`` that nobody holds; each goes to one claimer only.  ``owner_first_ms``: an
+        item of a table another process owns (``tables.owner``) is left to that process
+        until it has been due this long."""
 
     @abstractmethod
     async def digests_due(self, older_than: int, now: int) -> list[str]:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import aiosmtplib
 import pytest
+import sqlalchemy as sa
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 from cryptography import x509
@@ -502,6 +503,52 @@ async def test_two_processes_send_each_notification_once(
                 await notifier.stop()
             for s in stores:
                 await s.close()
+
+
+async def test_only_the_tables_owner_decides_who_is_watching(
+    store: SqlStore, smtp: SmtpServer, make_notifier: MakeNotifier
+) -> None:
+    """Two processes on one store: ``proc-a`` runs table ``t_1`` (``tables.owner``) and so
+    knows who has it open; ``proc-b`` does not run it, so its ``watching`` says no to
+    everyone.  A row of ``t_1`` is ``proc-a``'s to send (or skip): ``proc-b`` leaves it
+    alone while ``proc-a`` may be alive, and sends it only once it has been due a lease's
+    time (the owner died with nobody taking the table over).  A row of a table nobody owns
+    goes to whoever claims it first."""
+    engine = store.engine  # type: ignore[attr-defined]
+    async with engine.begin() as conn:
+        await conn.execute(
+            sa.text(
+                "INSERT INTO tables (id, game, options, settings, seed, status, created_at,"
+                " deadlines, owner) VALUES ('t_1', 'tagiron', '{}', '{}', 1, 'playing', 0,"
+                " '{}', 'proc-a')"
+            )
+        )
+    clock, sees = Clock(), Watching()
+    owner = make_notifier(clock=clock, watching=sees, process="proc-a")
+    other = make_notifier(clock=clock, process="proc-b")
+    for notifier in (owner, other):
+        await notifier.start(drain=False)
+    await verified(store, "p_0", "en")
+    # Opened during the grace, on the owner (the only one who knows): not sent, by anyone.
+    await owner.your_turn("p_0", "t_1", "tagiron", turn(1))
+    sees.open.add(("p_0", "t_1"))
+    clock.advance(GRACE)
+    assert await other.drain() == 0  # the owner's row: the other process leaves it
+    assert await owner.drain() == 1
+    assert smtp.sink.messages == [] and owner.counts["skipped"] == 1
+    # Not watched, and the owner gone: the other process sends it after a lease, once.
+    sees.open.clear()
+    await owner.your_turn("p_0", "t_1", "tagiron", turn(2))
+    clock.advance(GRACE)
+    assert await other.drain() == 0
+    clock.advance(owner.times.lease_ms / 1000)
+    assert await other.drain() == 1
+    assert len(smtp.sink.messages) == 1 and other.counts["sent"] == 1
+    # A table nobody runs (released, or one process alone): whoever drains first sends it.
+    await other.your_turn("p_0", "t_9", "tagiron", turn(1))
+    clock.advance(GRACE)
+    assert await other.drain() == 1
+    assert len(smtp.sink.messages) == 2
 
 
 # --- SMTP over TLS, with credentials -------------------------------------------------------

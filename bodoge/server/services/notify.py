@@ -35,7 +35,7 @@ import hmac
 import json
 import logging
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from email.errors import HeaderParseError
 from email.headerregistry import Address
@@ -189,8 +189,12 @@ class Notifier:
         clock: Callable[[], int] = now_ms,
         times: NotifyTimes | None = None,
         local_push: bool = False,
+        turn_running: Callable[[str, str, int], Awaitable[bool]] | None = None,
     ) -> None:
         self.store = store
+        #: Whether a person's turn (table, player, deadline) still runs, asked at sending
+        #: time (the wiring gives the store's answer); ``None``: every turn is taken to run.
+        self.turn_running = turn_running
         self.site = site.rstrip("/")
         self.process = process
         self.titles = titles
@@ -342,7 +346,11 @@ class Notifier:
         handled = 0
         while True:
             until = now + t.lease_ms
-            items = await self.store.claim_due(now, until, self.process, 20, ("mail", "push"))
+            # A table's owner alone knows whether the person has it open (``watching``): its
+            # rows are the owner's to send, another's only once the owner seems gone.
+            items = await self.store.claim_due(
+                now, until, self.process, 20, ("mail", "push"), owner_first_ms=t.lease_ms
+            )
             for item in items:
                 await self._send(item)
             handled += len(items)
@@ -388,7 +396,8 @@ class Notifier:
             item.kind == "turn"
             and item.table_id is not None
             and isinstance(deadline, int)
-            and not await self.store.turn_running(item.table_id, item.player, deadline)
+            and self.turn_running is not None
+            and not await self.turn_running(item.table_id, item.player, deadline)
         ):
             # Moved within the grace without the table open (another device, the stand-in,
             # the game ended): the turn is over, and a mail about it would be a false alarm.
