@@ -375,7 +375,10 @@ def _turn_running(run: Runner, table_id: str, player_id: str, deadline: int) -> 
     )
     for status, raw, seat in rows:
         deadlines = json.loads(raw) if isinstance(raw, str) else raw
-        if status == "playing" and isinstance(deadlines, dict):
-            if deadlines.get(str(seat)) == deadline:
-                return True
+        if (
+            status == "playing"
+            and isinstance(deadlines, dict)
+            and deadlines.get(str(seat)) == deadline
+        ):
+            return True
     return False

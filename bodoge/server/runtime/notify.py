@@ -9,8 +9,9 @@ a slow or failing notifier holds up no move) and never learns what was sent.  Th
 * ``your_turn(player_id, table_id, game, deadline, after=None)`` — a person's turn began
   (or, in an Illustori vote, their vote is awaited): ``deadline`` is when it runs out, in
   wall-clock ms; ``after``: the turn began during the person's vacation, which runs until
-  then — tell them when it ends (or when they end it early), not before.  Called when the turn begins, by the process that runs the table (the one that
-  committed the move), and again for each turn still running when a table is brought back
+  then — tell them when it ends (or when they end it early), not before.  Called when
+  the turn begins, by the process that runs the table (the one that committed the move),
+  and again for each turn still running when a table is brought back
   (a restart, a takeover in a cluster: the process that began it may have died before its
   notifier stored it) with the same ``deadline``: the deadline names the turn, and a
   notifier keeps one notification per turn.  Not called for an *absent* person's turns
@@ -24,7 +25,8 @@ a slow or failing notifier holds up no move) and never learns what was sent.  Th
 as ``Tables.watching``) says whether the person has the table open right now, on this
 process or (cluster) through another one, as the table's owner knows it: a notifier sends
 nothing to someone looking at the table.  Ask it at sending time; it answers ``False`` for
-a table not running on this process.
+a table not running on this process, so in a cluster only the table's owner may trust it
+(the services' notifier leaves a table's notifications to its owner).
 """
 
 from __future__ import annotations

@@ -729,9 +729,7 @@ class LiveTable(ShownTable):
             if after is None:
                 self._tell(notifier.your_turn(player, self.id, self.game.id, deadline))
             else:
-                self._tell(
-                    notifier.your_turn(player, self.id, self.game.id, deadline, after=after)
-                )
+                self._tell(notifier.your_turn(player, self.id, self.game.id, deadline, after=after))
 
     def _notify_end(self, ended: Mapping[str, JSON]) -> None:
         if self.settings.turn_based is None:

@@ -17,7 +17,16 @@ and a claim lasts ``lease`` so that a process that died holding one leaves it to
 E-mail and the digest share one key per turn: one e-mail per game per turn at most.
 
 **Not while watching.** Nobody is told about a table they have open: not when it is
-announced, nor when it is due (where the table runs, ``watching`` knows).
+announced, nor when it is due (where the table runs, ``watching`` knows).  In a cluster
+only the table's owner (``tables.owner``) knows, so a row of a table another process runs
+is left to that process, and claimed by another only once it has been due ``lease`` (the
+owner died and nobody took the table over).
+
+**Only while it is one's turn.** A turn is told ``grace`` after it begins, or, if it began
+during the person's vacation, ``grace`` after the vacation ends (ended early: from then,
+:meth:`Notifier.vacation_ended`).  At sending time a turn that is no longer running (the
+person moved within the grace from another device, the game ended) is dropped: the store
+says whether the table still plays with that deadline on the person's seat.
 
 **Links.** The verification and unsubscribe links carry a token signed with the server's
 key (HMAC-SHA256, kept in ``server_secrets``): they work without signing in, name one
