@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import asyncio
 
+import sqlalchemy as sa
+
 from bodoge.store import (
     NotifySettings,
     OutboxItem,
     PlayerRecord,
     PushSubscription,
+    SeatRecord,
+    TableRecord,
+    Timers,
     open_store,
 )
 from bodoge.store.sql import SqlStore
@@ -143,3 +148,45 @@ async def test_a_removed_guest_leaves_no_notifications_behind(store: SqlStore) -
     assert await store.notify_settings("p_2") is not None
     assert len(await store.push_subscriptions("p_2")) == 1
     assert [i.player for i in await store.claim_due(100, 200, "a", 10, ("push",))] == ["p_2"]
+
+
+async def test_a_turn_runs_while_the_table_plays_with_its_deadline_on_the_persons_seat(
+    store: SqlStore,
+) -> None:
+    for n in (1, 2):
+        await store.create_player(PlayerRecord(f"p_{n}", f"P{n}", f"{n:064x}", 0))
+    seats = [SeatRecord(0, "human", "p_1"), SeatRecord(1, "human", "p_2")]
+    await store.create_table(TableRecord("t_1", "tagiron", {}, {}, 1, "waiting", "p_1", 0), seats)
+    assert not await store.turn_running("t_1", "p_1", 500)  # not begun
+    await store.start_table("t_1", 10, seats, Timers({"0": 500}))
+    assert await store.turn_running("t_1", "p_1", 500)
+    assert not await store.turn_running("t_1", "p_1", 600)  # another turn
+    assert not await store.turn_running("t_1", "p_2", 500)  # someone else's
+    assert not await store.turn_running("t_9", "p_1", 500)  # no such table
+    await store.set_timers("t_1", Timers({"1": 900}))  # p_1 moved: p_2's turn now
+    assert not await store.turn_running("t_1", "p_1", 500)
+    assert await store.turn_running("t_1", "p_2", 900)
+
+
+async def test_a_tables_items_are_its_owners_first_and_a_vacations_hastened(
+    store: SqlStore,
+) -> None:
+    await store.create_table(TableRecord("t_1", "tagiron", {}, {}, 1, "playing", None, 0), [])
+    await store.enqueue([item("k1"), item("k2", due=100_000)])
+    # Nobody owns the table (one process, or released): anyone may claim its items.
+    assert [i.key for i in await store.claim_due(100, 200, "b", 10, ("mail",), 1000)] == ["k1"]
+    await store.outbox_retry(["k1"], "b", 300, "later", 150)
+    engine = store.engine  # type: ignore[attr-defined]
+    async with engine.begin() as conn:
+        await conn.execute(sa.text("UPDATE tables SET owner = 'a' WHERE id = 't_1'"))
+    assert await store.claim_due(400, 500, "b", 10, ("mail",), 1000) == []  # a's to send
+    assert [i.key for i in await store.claim_due(400, 500, "a", 10, ("mail",), 1000)] == ["k1"]
+    await store.outbox_retry(["k1"], "a", 600, "later", 450)
+    # Due a whole lease with the owner silent: another process takes it.
+    assert [i.key for i in await store.claim_due(1600, 1700, "b", 10, ("mail",), 1000)] == ["k1"]
+    await store.outbox_sent(["k1"], "b", 1650)
+    # A vacation ended early: items due later of that kind become due now; others stay.
+    assert await store.outbox_hasten("p_1", "ended", 2000) == 0
+    assert await store.outbox_hasten("p_2", "turn", 2000) == 0
+    assert await store.outbox_hasten("p_1", "turn", 2000) == 1
+    assert [i.key for i in await store.claim_due(2000, 2100, "a", 10, ("mail",), 1000)] == ["k2"]
