@@ -94,6 +94,8 @@ class Server:
         )
         #: Cluster mode (``config.redis_url``): the bus, the lease and the owned tables.
         self.cluster: ClusterService | None = None
+        #: The lobby joined to the other processes' (cluster mode).
+        self.lobby_link: LobbyLink | None = None
         self.counters.on_fanout = self.metrics.fanout_seconds.observe
         #: Finished tables' reviews, by table id, the most recently asked last.
         self.reviews: OrderedDict[str, dict[str, JSON]] = OrderedDict()
@@ -156,7 +158,9 @@ class Server:
             reach = ClusterReach(self.tables, self.cluster, owned, Retries())
             self.tables.reach = reach  # chosen once: every table here runs under it
             await reach.start()
-            await LobbyLink(self.lobby, self.tables, self.cluster).start()
+            self.lobby_link = LobbyLink(self.lobby, self.tables, self.cluster)
+            reach.owner.lobby_asked = self.lobby_link.listening
+            await self.lobby_link.start()
         await self.tables.restore_open()
         await self.count_decks()
         self.tables.spawn(self.tables.sweep())

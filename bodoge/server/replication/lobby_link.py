@@ -1,7 +1,15 @@
 """Every process's lobby lists every open table of the cluster (see ``runtime/lobby.py``):
 each process tells the others of a change to a table it lists (on ``{ns}:lobby``), and asks
 every other live process for the tables it runs when it starts and after its bus
-reconnected to Redis."""
+reconnected to Redis.
+
+A process alone hears only itself: Redis says how many subscriber connections got each
+lobby message, and once one reached nobody but this process (it heard its own message back,
+and nobody else could have), the next ones are not sent. Any other process that starts or
+gets Redis back asks this one for its tables first (``ListTables``): this process sends
+again from before it answers, so nothing changed after the answer goes untold. A lobby
+message heard from another process also sends it again.
+"""
 
 from __future__ import annotations
 
@@ -38,6 +46,20 @@ class LobbyLink:
         self.tables = tables
         self.cluster = cluster
         self.channel = cluster.namespace.lobby
+        #: Whether this process's lobby changes go untold (nobody else listens).
+        self.quiet = False
+        #: Lobby changes not sent because nobody else listened.
+        self.unsent = 0
+        #: Lobby messages sent so far: each carries its number, so that this process knows
+        #: whether a message that reached one subscriber connection reached its own.
+        self._sent = 0
+        #: The number of this process's last message heard back.
+        self._echoed = 0
+        #: A message that reached one connection, not yet heard back (number, listeners).
+        self._lonely: tuple[int, int] | None = None
+        #: Times another process showed it listens: a message's "nobody else heard it"
+        #: counts only if nobody showed so since it was sent.
+        self._listeners = 0
 
     async def start(self) -> None:
         self.lobby.teller = self
@@ -51,17 +73,48 @@ class LobbyLink:
     def unlisted(self, table_id: str) -> None:
         self._tell(Unlisted(self.cluster.process, table_id))
 
+    def listening(self) -> None:
+        """Another process listens (it asked for this one's tables, or told a change):
+        this process's lobby changes are sent again."""
+        self._listeners += 1
+        self.quiet = False
+        self._lonely = None
+
     def _tell(self, message: Listed | Unlisted) -> None:
-        self.cluster.publish_soon(self.channel, encode_lobby(message))
+        if self.quiet:
+            self.unsent += 1
+            return
+        self._sent += 1
+        number, listeners = self._sent, self._listeners
+        data = encode_lobby(message)
+        data["n"] = number
+
+        def heard(receivers: int) -> None:
+            if receivers > 1 or listeners != self._listeners:
+                return
+            if receivers == 0 or self._echoed >= number:
+                self.quiet = True  # nobody, or only this process, heard it
+            else:  # one connection: quiet only once it proves to be this process's own
+                self._lonely = (number, listeners)
+
+        self.cluster.publish_soon(self.channel, data, heard)
 
     async def _heard(self, data: bytes) -> None:
         try:
-            message = decode_lobby(orjson.loads(data))
+            raw = orjson.loads(data)
+            message = decode_lobby(raw)
         except (BadMessage, ValueError) as exc:
             log.warning("a lobby message not understood: %s", exc)
             return
         if message.process == self.cluster.process:
+            number = raw.get("n") if isinstance(raw, dict) else None
+            if isinstance(number, int):
+                self._echoed = max(self._echoed, number)
+                if self._lonely == (number, self._listeners):
+                    self.quiet = True
+                    self._lonely = None
             return
+        self.listening()
         if isinstance(message, Listed):
             self.lobby.heard_listed(message.summary)
         else:

@@ -58,6 +58,9 @@ class OwnerEnd:
             Create: self._create,
             ListTables: self._list,
         }
+        #: Told when another process asks for this one's open tables (it listens to the
+        #: lobby's channel from then on): the lobby's link sends changes again.
+        self.lobby_asked: Callable[[], None] | None = None
 
     def start(self) -> None:
         self.cluster.bus.serve(self.serve)
@@ -141,6 +144,8 @@ class OwnerEnd:
         return {"table": record.id, "load": len(self.cluster.ownership.held)}
 
     async def _list(self, call: ListTables) -> JSON:
+        if self.lobby_asked is not None:  # before the listing: no later change goes untold
+            self.lobby_asked()
         return [t.summary() for t in self.tables.open_tables()]
 
     async def _forget_dead_processes(self) -> None:
