@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: Times :meth:`LobbyLink.sync` asks a process that does not answer, and the pause between.
+SYNC_ATTEMPTS = 3
+SYNC_RETRY_SECONDS = 0.5
+
 
 class LobbyLink:
     """This process's lobby joined to the others' (the lobby's :class:`LobbyTeller`)."""
@@ -129,14 +133,25 @@ class LobbyLink:
             log.warning("listing the cluster's processes failed: %s", exc)
             return
         others = [p for p in processes if p != cluster.process]
-        answers = await asyncio.gather(
-            *(cluster.bus.request(p, encode_call(ListTables())) for p in others),
-            return_exceptions=True,
-        )
         summaries: list[dict[str, JSON]] = []
-        for process, answer in zip(others, answers, strict=True):
-            if isinstance(answer, BaseException):
-                log.info("process %s did not list its tables: %s", process, answer)
-            elif isinstance(answer, list):
-                summaries += [s for s in answer if isinstance(s, dict)]
+        # After Redis came back the others may not be back on it yet: a process that did
+        # not answer is asked again, since it tells nothing more while it believes itself
+        # alone (its quiet lobby, above).
+        for attempt in range(SYNC_ATTEMPTS):
+            if attempt:
+                await asyncio.sleep(SYNC_RETRY_SECONDS)
+            answers = await asyncio.gather(
+                *(cluster.bus.request(p, encode_call(ListTables())) for p in others),
+                return_exceptions=True,
+            )
+            unanswered = []
+            for process, answer in zip(others, answers, strict=True):
+                if isinstance(answer, BaseException):
+                    log.info("process %s did not list its tables: %s", process, answer)
+                    unanswered.append(process)
+                elif isinstance(answer, list):
+                    summaries += [s for s in answer if isinstance(s, dict)]
+            others = unanswered
+            if not others:
+                break
         self.lobby.replace_remote(summaries, set(self.tables.live))
