@@ -10,6 +10,8 @@ PASSWORD = "correct horse battery"
 
 
 def keep_name(page: object) -> None:
+    # the player arrives with the server's welcome, a moment after signing in
+    page.wait_for_function("() => window.bodoge?.conn?.player")  # type: ignore[attr-defined]
     status = page.evaluate(  # type: ignore[attr-defined]
         """async (password) => {
           const { conn } = window.bodoge;
