@@ -127,7 +127,7 @@ NORMAL = Style(
     keep_joints=True,
     easy_tails=True,
     ok_apt=0.97,
-    ok_loose=0.8,
+    ok_loose=0.9,
     ok_misread=0.15,
     ok_none=0.05,
 )
@@ -138,7 +138,7 @@ EASY = Style(
     keep_joints=False,
     easy_tails=False,
     ok_apt=0.9,
-    ok_loose=0.7,
+    ok_loose=0.75,
     ok_misread=0.4,
     ok_none=0.25,
 )

@@ -14,7 +14,9 @@ fired and what the bots said (see :mod:`bodoge.games.illustori.selfplay`).
 
 ``bodoge illustori votes`` prints how often the bots vote OK on a fixed set
 of apt, defensible and unrelated words (see
-:mod:`bodoge.games.illustori.vote_cases`).
+:mod:`bodoge.games.illustori.vote_cases`); ``bodoge illustori judge-eval`` does
+the same on the held-out part of the larger judge set, traps included (see
+:mod:`bodoge.games.illustori.judge_set`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SUBCOMMANDS", "add_deck", "add_selfplay", "add_votes", "register"]
+__all__ = ["SUBCOMMANDS", "add_deck", "add_judge_eval", "add_selfplay", "add_votes", "register"]
 
 MAX_COUNT = 1000
 
@@ -260,11 +262,59 @@ def run_votes(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_judge_eval(sub: argparse._SubParsersAction) -> None:
+    """``bodoge illustori judge-eval``: the bots' OK rates on the held-out judge set."""
+    parser = sub.add_parser(
+        "judge-eval",
+        help="print how often the bots vote OK on the held-out judge set, per label",
+        description="Print the share of OK votes each bot level gives the words of the judge "
+        "set (apt, defensible, unrelated, and traps that contain a name on the card), per "
+        "language.  The held-out part is the default; the voter is tuned on the tune part.",
+    )
+    parser.add_argument(
+        "--part",
+        choices=("heldout", "tune"),
+        default="heldout",
+        help="which part (default heldout)",
+    )
+    parser.add_argument(
+        "--wrong",
+        action="store_true",
+        help="list the cases the normal bot judges on the wrong side of one half",
+    )
+    parser.set_defaults(func=run_judge_eval)
+
+
+def run_judge_eval(args: argparse.Namespace) -> int:
+    """Print the judge set's rates (and with ``--wrong`` the misjudged cases)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from bodoge.games.illustori import judge_set
+
+    console = Console()
+    table = Table(title=f"Illustori bots' votes on the judge set, {args.part} part (share of OK)")
+    table.add_column("bots, language")
+    table.add_column(", ".join(judge_set.LABELS))
+    for what, value in judge_set.rows(args.part):
+        table.add_row(what, value)
+    console.print(table)
+    if args.wrong:
+        listing = Table(title="misjudged cases (normal bot)")
+        for column in ("language", "card", "word", "a person", "OK"):
+            listing.add_column(column)
+        for case, chance in judge_set.misjudged(args.part):
+            listing.add_row(case.language, case.card, case.word, case.expected, f"{chance:.0%}")
+        console.print(listing)
+    return 0
+
+
 #: Functions that add one ``bodoge illustori`` subcommand each.
 SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     add_deck,
     add_selfplay,
     add_votes,
+    add_judge_eval,
 ]
 
 

@@ -326,7 +326,7 @@ THEMES: tuple[Theme, ...] = (
        "giant {name}/huge {name}/big {name}/tiny {other}/little {other}"),
     _t("dressed", "dressed", "おしゃれ/おめかし/ファッション", "fancy/dressed up/fashion",
        "{other}の{name}/おしゃれな{name}", "{other} {name}/fancy {name}"),
-    _t("ride", "ride", "おでかけ/移動/旅行", "ride/trip/journey",
+    _t("ride", "ride", "おでかけ/寄り道", "joyride/outing",
        "{other}の{name}/{name}のおでかけ", "{name} ride/{other} ride/{name} trip"),
 )  # fmt: skip
 

@@ -7,8 +7,9 @@ kind of scene and theme, with the words people use for them
 card, each a :class:`Candidate` with its first and last letters, in four
 *tiers* (:data:`TIERS`):
 
-0. **names** of the things on it: ``潮吹きクジラ``, its last noun ``クジラ``,
-   ``しおふきくじら``; ``spouting whale``, ``whale``, ``penguins`` for a crowd;
+0. **names** of the things on it: ``潮吹きクジラ``, its last noun ``クジラ``
+   (a one-kanji name in kana too: ``もも``);
+   ``spouting whale``, ``whale``, ``penguins`` for a crowd;
 1. **scene words**: what the scene is about — its place, mood, action or
    bond — ``夜空``, ``恐怖``, ``釣り``, ``親子``; ``night sky``, ``fishing``;
 2. **phrases** joining the two, as people say them: ``夜空のクジラ``,
@@ -39,7 +40,7 @@ Japanese word's stated head and tail can be how it reads (the second).
 >>> whale = _example()
 >>> words = card_candidates(whale, "ja")
 >>> [c.text for c in words.phrases if c.tier == 0][:4]
-['潮吹きクジラ', 'しおふきくじら', 'クジラ', '王冠']
+['潮吹きクジラ', 'クジラ', '王冠']
 >>> [c.text for c in words.phrases if c.tier == 2][:3]
 ['王冠の潮吹きクジラ', '王冠のクジラ', 'おしゃれな潮吹きクジラ']
 >>> w = next(c for c in words.phrases if c.text == "王冠のクジラ")
@@ -60,15 +61,16 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
 import jaconv
 
 from bodoge.games.illustori import emoji_catalogue as cat
-from bodoge.games.illustori import kana, lexicon, scenes
+from bodoge.games.illustori import kana, lexicon, meaning, scenes
 from bodoge.games.illustori.annotations import keywords
+from bodoge.games.illustori.associations import theme_things
 from bodoge.games.illustori.associations import things as brought_to_mind
 from bodoge.games.illustori.cards import Card, Part, card
 from bodoge.games.illustori.rules import MAX_WORD
@@ -134,6 +136,12 @@ GENERIC_EN = _listed(
     "zebra zipper zoo zero"
 )
 
+# Last words of English names that name another thing: a fire engine is no engine, a
+# crystal ball no ball, a money bag no bag, a bowl of ramen no bowl.
+_OTHER_THING_EN = frozenset({"engine", "ball", "bag", "bowl", "cube", "popper", "pole", "stone",
+                             "bat", "note", "notes"})  # fmt: skip
+# Last words of names that name every face or mark alike: "face" is not a crying face.
+_VAGUE_SHORT = frozenset({"face", "mark", "sign", "顔", "マーク"})
 # Small words that name nothing on a card ("loaf of bread": loaf and bread do).
 _STOP_EN = frozenset({"and", "the", "with", "for", "from", "one", "of"})
 
@@ -293,9 +301,12 @@ def _forms_ja(char: str) -> tuple[Form, ...]:
     """
     name, spoken = cat.name_ja(char), cat.reading_ja(char)
     found = [_kana_form(name, spoken)]
-    if not _is_kana(name):
+    if len(name) == 1 and not _is_kana(name):
+        # One kanji is often written in kana (桃 as もも, 虹 as にじ); a longer name in
+        # kana is no one's spelling (きんしまーく, えふで).
         found.append(_kana_form(jaconv.kata2hira(spoken)))
-    if (short := _short_ja(name, spoken)) is not None:
+    short = _short_ja(name, spoken)
+    if short is not None and short not in _VAGUE_SHORT:
         found.append(_kana_form(short, reading(short)))
     return _unique(f for f in found if f is not None)
 
@@ -313,6 +324,8 @@ def _short_en(name: str) -> str | None:
         return None
     # "cup with straw" is a cup; "loaf of bread" is bread.
     word = words[0] if "with" in words else words[-1]
+    if word.casefold() in _VAGUE_SHORT or word.casefold() in _OTHER_THING_EN:
+        return None
     return word if len(word) >= 3 and word.casefold() not in _STOP_EN else None
 
 
@@ -415,6 +428,7 @@ def _associations(shown: Card, language: str) -> tuple[str, ...]:
     names = {n.casefold() for p in shown.things() for n in (p.name_en, p.name_ja, p.reading_ja)}
     # As relation() reads them: an English word of two letters ("no") says too little.
     found = [w for w in shown.scene.loose[language] if language != "en" or len(w) >= 3]
+    found += theme_things(shown.kind, shown.theme, language)
     for part in shown.things():
         found += brought_to_mind(part.emoji, language)
         for word in keywords(part.emoji, language):
@@ -422,8 +436,10 @@ def _associations(shown: Card, language: str) -> tuple[str, ...]:
                 continue
             if language == "en" and (len(word) < 3 or not lexicon.wording(word, "en")):
                 continue  # "af", "bday": slang a player would not vouch for
+            if language == "ja" and lexicon.wording(word, "ja") != "word":
+                continue  # 雲形の吹き出し, 横を向いているひよこ: an emoji's official name
             found.append(word)
-    return tuple(dict.fromkeys(found))
+    return tuple(dict.fromkeys(w for w in found if w.casefold() not in names))
 
 
 def _candidates(shown: Card, language: str) -> Iterator[Candidate | None]:
@@ -612,44 +628,32 @@ def _is_kana(text: str) -> bool:
 
 
 @cache
-def _keys(char: str, language: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """What shows that a word names this part: strings found anywhere in it, or the whole of it.
-
-    One kana (歯 is は) is found in far too many words to count inside one,
-    but the word は itself names the tooth; one kanji is specific anywhere.
-    """
+def _name_keys(char: str, language: str) -> tuple[str, ...]:
+    """What a word may call this part: its name, reading, last noun, plural."""
     if language == "en":
-        name = cat.name_en(char).casefold()
-        words = [w for w in name.replace("-", " ").split() if len(w) >= 3 and w not in _STOP_EN]
-        # A plural names the thing too ("books" in a name, "book" in the word), and the
-        # name's own plural ("wolves" of a wolf, "candies" of a candy).
-        words += [w[:-1] for w in words if w.endswith("s") and len(w) > 3]
-        plural = cat.plural_en(char).casefold().replace("-", " ").split()
-        words += [w for w in plural if len(w) >= 3 and w not in _STOP_EN]
-        return tuple(dict.fromkeys([name, *words])), ()
-    texts = [cat.name_ja(char), cat.reading_ja(char)]
-    if (short := _short_ja(cat.name_ja(char), cat.reading_ja(char))) is not None:
-        texts += [short, reading(short)]
-    folded = list(dict.fromkeys(_folded(t) for t in texts if t))
-    inside = tuple(k for k in folded if len(k) >= 2 or not _is_kana(k))
-    return inside, tuple(k for k in folded if k not in inside)
-
-
-@lru_cache(maxsize=8192)
-def _word_texts(word: str, language: str) -> tuple[str, ...]:
-    if language == "en":
-        return (unicodedata.normalize("NFKD", word).casefold(),)
-    return (_folded(word), _folded(reading(word)))
+        name = cat.name_en(char)
+        found = [name, cat.plural_en(char)]
+        if (short := _short_en(name)) is not None:
+            found.append(short)
+    else:
+        name, spoken = cat.name_ja(char), cat.reading_ja(char)
+        found = [name, spoken]
+        if (short := _short_ja(name, spoken)) is not None:
+            found.append(short)
+    return tuple(dict.fromkeys(k for k in found if k and k.casefold() not in _VAGUE_SHORT))
 
 
 @cache
 def _scene_keys(kind: str, theme: str, seat: str | None, language: str) -> tuple[str, ...]:
-    """What shows that a word is about the scene: its words, folded, two letters or more."""
+    """The words of the scene: its theme's words and phrases, and what a seat is for."""
     words = list(scenes.theme(kind, theme).words[language])
-    words += [f for f in scenes.theme(kind, theme).frames[language] if not _SLOT.search(f)]
+    for frame in scenes.theme(kind, theme).frames[language]:
+        # A phrase of the scene, or the words round its slots (the 山 of {name}の山,
+        # the yucky of yucky {other}).
+        words += [piece.strip() for piece in _SLOT.split(frame)[::2] if piece.strip()]
     if seat is not None:
         words += scenes.SEAT_WORDS.get(seat, {}).get(language, ())
-    return _fold_keys(words, language)
+    return tuple(dict.fromkeys(words))
 
 
 @cache
@@ -659,26 +663,8 @@ def _association_keys(
     found = [w for c in chars for w in keywords(c, language) if w not in _VAGUE]
     found += [w for c in chars for w in brought_to_mind(c, language)]
     found += scenes.theme(kind, theme).loose[language]
-    return _fold_keys(found, language)
-
-
-def _fold_keys(words: Iterable[str], language: str) -> tuple[str, ...]:
-    if language == "en":
-        return tuple(dict.fromkeys(w.casefold() for w in words if len(w) >= 3))
-    keys = []
-    for word in words:
-        for text in (word, reading(word)):
-            folded = _folded(text)
-            if len(folded) >= 2 or not _is_kana(folded):
-                keys.append(folded)
-    return tuple(dict.fromkeys(keys))
-
-
-def _found(keys: Iterable[str], texts: Sequence[str], language: str) -> bool:
-    if language == "en":
-        # Whole words only ("cat" is not in "catalogue"), a plural allowed.
-        return any(re.search(rf"\b{re.escape(k)}(?:e?s)?\b", texts[0]) for k in keys)
-    return any(key in text for key in keys for text in texts)
+    found += theme_things(kind, theme, language)
+    return tuple(dict.fromkeys(found))
 
 
 @lru_cache(maxsize=4096)
@@ -687,30 +673,26 @@ def relation(shown: Card, word: str, language: str) -> str:
 
     *Apt*: it names something on the card (a name, its reading or last noun,
     or the emoji itself) or says what the scene is about (a word of its
-    theme: its place, mood, action or bond).  *Loose*: it holds one of the
-    things' CLDR keywords, a word they bring to mind (:mod:`.associations`)
-    or a word loosely about the theme: a defensible association (``砂漠``
-    for a cactus, ``はちみつ`` for a bear, ``暑い`` for a desert).
-    In Japanese the word's own reading counts too (``くじら`` and ``鯨`` both
-    name a whale); in English any main word of a name does (``bread`` for a
-    loaf of bread).
+    theme: its place, mood, action or bond).  *Loose*: it speaks of what the
+    card brings to mind — the things' CLDR keywords, the association table
+    (:mod:`.associations`), words loosely about the theme: ``砂漠`` for a
+    cactus, ``はちみつ`` for a bear, ``イースター島`` for a moai.  Matching is by
+    whole words (:mod:`.meaning`): a name inside a longer word (``ゾウリムシ``)
+    or a word that also names something else (``ベッドタウン``, ``poker face``)
+    is not about the card.
     """
-    texts = _word_texts(word, language)
-    stripped = {text.strip() for text in texts}
-    for part in shown.things():
-        if part.emoji in word:
-            return "apt"
-        inside, whole = _keys(part.emoji, language)
-        if stripped & set(whole) or _found(inside, texts, language):
-            return "apt"
+    things = shown.things()
+    if any(part.emoji in word for part in things):
+        return "apt"
+    names = [k for part in things for k in _name_keys(part.emoji, language)]
     seat = shown.part("seat")
     scene = _scene_keys(shown.kind, shown.theme, seat.emoji if seat else None, language)
-    if _found(scene, texts, language):
-        return "apt"
-    chars = tuple(p.emoji for p in shown.things())
-    if _found(_association_keys(chars, shown.kind, shown.theme, language), texts, language):
-        return "loose"
-    return ""
+    chars = tuple(p.emoji for p in things)
+    named = {n.casefold() for n in names}
+    # A name among the associations (CLDR lists 🐻 as bear) is matched as a name.
+    loose = [k for k in _association_keys(chars, shown.kind, shown.theme, language)
+             if k.casefold() not in named]  # fmt: skip
+    return meaning.judge(word, language, names=names, scene=scene, loose=loose)
 
 
 @lru_cache(maxsize=4096)

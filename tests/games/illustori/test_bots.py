@@ -248,6 +248,7 @@ def about(shown: Card, word: str, language: str) -> bool:
     scene += [*shown.scene.loose[language]]
     scene += [k for p in shown.parts for k in annotations.keywords(p.emoji, language)]
     scene += [k for p in shown.parts for k in associations.things(p.emoji, language)]
+    scene += list(associations.theme_things(shown.kind, shown.theme, language))
     for text in scene:
         if "{" in text:
             continue
