@@ -26,10 +26,11 @@ True
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import cache
 from importlib import resources
 
-__all__ = ["THEMES", "THINGS", "theme_things", "things"]
+__all__ = ["COMMON", "THEMES", "THINGS", "common", "theme_things", "things"]
 
 
 def _key(char: str) -> str:
@@ -69,3 +70,27 @@ def theme_things(kind: str, theme: str, language: str) -> tuple[str, ...]:
     True
     """
     return THEMES.get(f"{kind}/{theme}", {}).get(language, ())
+
+
+#: A word listed for this many things and themes or more is common to too many cards
+#: to say much about one (夏, 海, summer, sweet).
+COMMON = 8
+
+
+@cache
+def common(language: str) -> frozenset[str]:
+    """Words the table lists for :data:`COMMON` or more things and themes.
+
+    Voters take them as they take any association; bots do not offer them as a
+    card's association, or every beach, whale and crab would be called 海.
+
+    >>> {"海", "夏"} <= common("ja"), "イースター島" in common("ja")
+    (True, False)
+    """
+    counts = Counter(
+        word
+        for table in (THINGS, THEMES)
+        for words in table.values()
+        for word in set(words[language])
+    )
+    return frozenset(word for word, n in counts.items() if n >= COMMON)

@@ -103,7 +103,8 @@ class Style:
     penalties.  With ``keep_joints`` and the used-joint ban, a word that
     begins with a letter already used as a joint is preferred (it bans no
     new ending); with ``easy_tails`` a word that leaves the next player an
-    easy letter is.  A voter says OK with ``ok_apt`` to an apt word that reads
+    easy letter is; with ``persist`` it looks at all its words before it
+    exchanges.  A voter says OK with ``ok_apt`` to an apt word that reads
     as stated, ``ok_loose`` to a loose association, ``ok_misread`` to an apt
     word whose stated kana cannot be its reading, and ``ok_none`` to a word
     that has nothing to do with the card.
@@ -114,6 +115,9 @@ class Style:
     forget: float
     keep_joints: bool
     easy_tails: bool
+    #: When none of the words it thought of stands, it thinks of all the others
+    #: before giving up and exchanging (as a person takes a moment longer).
+    persist: bool
     ok_apt: float
     ok_loose: float
     ok_misread: float
@@ -126,6 +130,7 @@ NORMAL = Style(
     forget=0.0,
     keep_joints=True,
     easy_tails=True,
+    persist=True,
     ok_apt=0.97,
     ok_loose=0.9,
     ok_misread=0.15,
@@ -137,6 +142,7 @@ EASY = Style(
     forget=0.2,
     keep_joints=False,
     easy_tails=False,
+    persist=False,
     ok_apt=0.9,
     ok_loose=0.75,
     ok_misread=0.4,
@@ -330,6 +336,16 @@ class IllustoriBot(Bot[IllustoriMove]):
             if table.links(word)
         ]
         chosen = self._choose(options, table, rng, careless=careless)
+        if chosen is None and not harder and self.style.persist:
+            # Nothing it first thought of stands: a person looks again at the
+            # cards before giving up a turn to an exchange.
+            options = [
+                (number, word)
+                for number in numbers
+                for word in self.words(table.card_words(number), rng, every=True)
+                if table.links(word)
+            ]
+            chosen = self._choose(options, table, rng, careless=careless)
         if chosen is None and table.stalling():
             # Nobody at the table can go on, or the table has gone rounds
             # without a word: as people do then, stretch a point and give one

@@ -246,8 +246,9 @@ def summary_rows(tally: Tally) -> list[tuple[str, str]]:
     return rows + word_rows(tally)
 
 
-#: How many words :func:`word_rows` shows as a sample.
+#: How many words :func:`word_rows` shows as a sample, and how many of the most said.
 SAMPLE = 12
+MOST = 8
 
 
 def word_rows(tally: Tally, sample: int = SAMPLE) -> list[tuple[str, str]]:
@@ -274,6 +275,10 @@ def word_rows(tally: Tally, sample: int = SAMPLE) -> list[tuple[str, str]]:
         ),
         ("different words", f"{len(different):g} of {words:g} given"),
     ]
+    # The words said most often: a bot that leans on a few plain words (移動, ride)
+    # shows here first.
+    said = Counter(w for r in tally.records for w in r.said)
+    rows.append(("said most", ", ".join(f"{w} ×{n}" for w, n in said.most_common(MOST))))
     judged = sum(relations.values())
     if judged:
         rows.append(

@@ -70,7 +70,7 @@ import jaconv
 from bodoge.games.illustori import emoji_catalogue as cat
 from bodoge.games.illustori import kana, lexicon, meaning, scenes
 from bodoge.games.illustori.annotations import keywords
-from bodoge.games.illustori.associations import theme_things
+from bodoge.games.illustori.associations import common, theme_things
 from bodoge.games.illustori.associations import things as brought_to_mind
 from bodoge.games.illustori.cards import Card, Part, card
 from bodoge.games.illustori.rules import MAX_WORD
@@ -439,7 +439,8 @@ def _associations(shown: Card, language: str) -> tuple[str, ...]:
             if language == "ja" and lexicon.wording(word, "ja") != "word":
                 continue  # 雲形の吹き出し, 横を向いているひよこ: an emoji's official name
             found.append(word)
-    return tuple(dict.fromkeys(w for w in found if w.casefold() not in names))
+    plain = common(language)
+    return tuple(dict.fromkeys(w for w in found if w.casefold() not in names and w not in plain))
 
 
 def _candidates(shown: Card, language: str) -> Iterator[Candidate | None]:

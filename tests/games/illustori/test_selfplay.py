@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -95,6 +96,7 @@ def test_summary_names_every_rule() -> None:
         "winners per game",
         "dictionary words or natural phrases",
         "different words",
+        "said most",
         "words about their card",
         "a sample",
     ):
@@ -150,6 +152,11 @@ def test_the_bots_words_are_natural_and_varied() -> None:
     assert rows["different words"] == f"{len(different)} of {words:g} given"
     assert rows["dictionary words or natural phrases"].startswith(f"{natural:g} (")
     assert len(rows["a sample"].split(", ")) + len(rows["a sample"].split("、")) >= 12
+    # Issue 31: no plain word over and over (移動 was 23 of 802 words, ride 16).
+    said = Counter(w for r in tally.records for w in r.said)
+    top, count = said.most_common(1)[0]
+    assert count <= 0.02 * words, (top, count)
+    assert rows["said most"].startswith(f"{top} ×{count}")
 
 
 def test_the_command_prints_the_word_figures(capsys: pytest.CaptureFixture[str]) -> None:
