@@ -416,8 +416,9 @@ class IllustoriBot(Bot[IllustoriMove]):
         its words are judged in random order until one stands (so each word
         that stands is equally likely); a tier with none is dropped and
         another drawn.  ``careless`` lets a penalty stand too.  Words that
-        leave a dead end (:data:`DEAD_END`) are tried last; a normal bot tries
-        words that leave an easy letter (:data:`EASY_TAIL`) first.
+        leave a dead end (:data:`DEAD_END`) are tried last, but before words
+        common to many cards (:attr:`.words.Candidate.common`); a normal bot
+        tries words that leave an easy letter (:data:`EASY_TAIL`) first.
         """
         # A word nobody could go on from (in Japanese, one ending with る)
         # comes last: the table would be stuck.  A normal bot leaves the next
@@ -441,6 +442,10 @@ class IllustoriBot(Bot[IllustoriMove]):
                     [o for o in group if letter_key(o[1].head, table.language) not in used],
                 )
             ]
+        # Words common to many cards (海, summer) come after every other word.
+        groups = [[o for o in g if not o[1].common] for g in groups] + [
+            [o for o in g if o[1].common] for g in groups
+        ]
         for group in groups:
             tiers = {
                 tier: [o for o in group if o[1].tier == tier] for tier in {o[1].tier for o in group}

@@ -207,6 +207,8 @@ class Candidate:
     tier: int
     own_head: bool = True
     own_tail: bool = True
+    #: An association common to many cards (海, summer): a bot's last resort.
+    common: bool = False
 
     def stated(self) -> tuple[str | None, str | None]:
         """The head and tail a move must state: only those the word does not show itself."""
@@ -439,8 +441,7 @@ def _associations(shown: Card, language: str) -> tuple[str, ...]:
             if language == "ja" and lexicon.wording(word, "ja") != "word":
                 continue  # 雲形の吹き出し, 横を向いているひよこ: an emoji's official name
             found.append(word)
-    plain = common(language)
-    return tuple(dict.fromkeys(w for w in found if w.casefold() not in names and w not in plain))
+    return tuple(dict.fromkeys(w for w in found if w.casefold() not in names))
 
 
 def _candidates(shown: Card, language: str) -> Iterator[Candidate | None]:
@@ -468,9 +469,11 @@ def _candidates(shown: Card, language: str) -> Iterator[Candidate | None]:
             yield from _frame(frame, slots, language)
     if shown.kind in ("dressed", "ride"):
         yield from _verb_phrases(shown, language)
+    plain = common(language)
     for word in _associations(shown, language):
-        if (said := _text_form(word, language)) is not None:
-            yield _join([said], 3)
+        if (said := _text_form(word, language)) is not None and (found := _join([said], 3)):
+            # 海 or summer, listed for many things: said only when nothing else will do.
+            yield dataclasses.replace(found, common=word in plain)
 
 
 def _verb_phrases(shown: Card, language: str) -> Iterator[Candidate | None]:
