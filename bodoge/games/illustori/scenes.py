@@ -275,7 +275,7 @@ THEMES: tuple[Theme, ...] = (
        "目が回る{name}/ふらふらの{name}", "dizzy {name}/dazed {name}",
        marks="💫"),
     _t("sign", "shiny", "ぴかぴか/きらきら/新品/宝物", "shiny/sparkle/brand new",
-       "ぴかぴかの{name}/きらきらの{name}", "shiny {name}/sparkly {name}/new {name}",
+       "ぴかぴかの{name}/きらきらの{name}", "shiny {name}/sparkly {name}/sparkling {name}",
        marks="✨"),
     _t("sign", "forbidden", "禁止/立ち入り禁止/ダメ/お断り", "forbidden/banned/no entry",
        "{name}禁止/{name}お断り", "no {names}/banned {name}/{name} ban",
@@ -327,7 +327,7 @@ THEMES: tuple[Theme, ...] = (
     _t("dressed", "dressed", "おしゃれ/おめかし/ファッション", "fancy/dressed up/fashion",
        "{other}の{name}/おしゃれな{name}", "{other} {name}/fancy {name}"),
     _t("ride", "ride", "おでかけ/寄り道", "joyride/outing",
-       "{other}の{name}/{name}のおでかけ", "{name} ride/{other} ride/{name} trip"),
+       "{other}の{name}/{name}のおでかけ", "{other} ride/{other} trip"),
 )  # fmt: skip
 
 # Words loosely but defensibly about each theme (kind/key: Japanese, English):
