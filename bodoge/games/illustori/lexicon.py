@@ -41,8 +41,9 @@ MIN_COUNT = 50
 #: A natural phrase has at most this many content words (nouns, verbs, adjectives…).
 MAX_WORDS = 4
 
-# fugashi's tagger is one MeCab instance; bots may run in threads.
-_LOCK = threading.Lock()
+# fugashi's tagger is one MeCab instance; bots may run in threads.  words and meaning
+# take this lock too (re-entrant: a reading may be asked for while it is held).
+_LOCK = threading.RLock()
 
 
 @cache

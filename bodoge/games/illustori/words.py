@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -161,7 +160,8 @@ _SEAT_TA = {"in": "に入った", "on": "に乗った", "ride": "に乗った", 
 _SEAT_EN = {"in": "in", "on": "on", "ride": "riding", "hang": "hanging from"}
 
 # fugashi's tagger is one MeCab instance; the server may run bots in threads.
-_TAGGER = threading.Lock()
+# The same lock as lexicon's and meaning's: all three use the one tagger.
+_TAGGER = lexicon._LOCK
 
 
 # -- readings, forms and candidates ----------------------------------------------------------

@@ -29,7 +29,7 @@ def test_the_set_is_big_enough_and_in_both_languages() -> None:
 def test_the_normal_bot_votes_as_the_issue_asks(language: str) -> None:
     found = rates("normal", language)
     assert found["apt"] >= 0.95  # accepts the apt ones
-    assert found["defensible"] >= 0.6  # mostly accepts the defensible ones
+    assert found["defensible"] >= 0.7  # mostly accepts the defensible ones (issue 31's goal)
     assert found["unrelated"] <= 0.1  # rejects the unrelated ones
 
 
