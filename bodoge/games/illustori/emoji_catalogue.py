@@ -29,6 +29,7 @@ Coordinates are in the OpenMoji drawing's own 72×72 units (y grows downward);
 from __future__ import annotations
 
 import json
+import threading
 import unicodedata
 from dataclasses import dataclass
 from functools import cache
@@ -584,6 +585,12 @@ def name_ja(char: str) -> str:
     return override or _package_name(char, "ja")
 
 
+#: fugashi's tagger is one MeCab instance and bots may run in threads: whoever calls it
+#: (here, :mod:`lexicon`, :mod:`words`, :mod:`meaning`) holds this lock (re-entrant: a
+#: reading may be asked for while it is held).
+TAGGER_LOCK = threading.RLock()
+
+
 @cache
 def _tagger() -> Any:  # fugashi's Tagger is not typed
     import fugashi
@@ -601,9 +608,10 @@ def reading_of(text: str) -> str:
     ('オウカン', 'シオフキクジラ', 'ペロペロキャンディ')
     """
     parts = []
-    for word in _tagger()(text):
-        kana = word.feature.kana
-        parts.append(kana if kana and kana != "*" else jaconv.hira2kata(word.surface))
+    with TAGGER_LOCK:  # a node reads the tagger's lattice, which the next call reuses
+        for word in _tagger()(text):
+            kana = word.feature.kana
+            parts.append(kana if kana and kana != "*" else jaconv.hira2kata(word.surface))
     return unicodedata.normalize("NFKC", "".join(parts))
 
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import threading
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
@@ -41,9 +40,8 @@ MIN_COUNT = 50
 #: A natural phrase has at most this many content words (nouns, verbs, adjectives…).
 MAX_WORDS = 4
 
-# fugashi's tagger is one MeCab instance; bots may run in threads.  words and meaning
-# take this lock too (re-entrant: a reading may be asked for while it is held).
-_LOCK = threading.RLock()
+# The one lock on fugashi's tagger (words and meaning take it too).
+_LOCK = cat.TAGGER_LOCK
 
 
 @cache
