@@ -10,6 +10,7 @@ import ipaddress
 import logging
 import resource
 import socket
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -327,8 +328,73 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="wait this long before telling a person it is their turn: if they open the"
         " table meanwhile, nothing is sent (default: 30)",
     )
+    parser.add_argument(
+        "--test-clock",
+        nargs="?",
+        const="now",
+        default=None,
+        type=start_of_test_clock,
+        metavar="START",
+        help="FOR TESTS ONLY, never in production: the server's clock stands still from START"
+        " (an ISO 8601 time or Unix milliseconds; default: now) until POST /api/test/clock"
+        " moves it on, and Web Push may go to loopback endpoints; only on a loopback --host"
+        " (docs/deploy.md)",
+    )
     parser.add_argument("--log-level", default="warning", help="uvicorn's log level")
     parser.set_defaults(func=serve)
+
+
+def start_of_test_clock(text: str) -> int:
+    """``--test-clock``'s start in Unix ms: ms, an ISO 8601 time (UTC unless it says), or
+    ``now``.
+
+    >>> start_of_test_clock("1800000000000"), start_of_test_clock("2027-01-15T08:00:00Z")
+    (1800000000000, 1800000000000)
+    >>> tokyo = start_of_test_clock("2027-01-15T17:00:00.250+09:00")
+    >>> tokyo - start_of_test_clock("2027-01-15T08:00")
+    250
+    >>> start_of_test_clock("yesterday")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: not a time
+    """
+    import time
+    from datetime import UTC, datetime
+
+    if text == "now":
+        return time.time_ns() // 1_000_000
+    if text.isdigit():
+        return int(text)
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--test-clock takes an ISO 8601 time or Unix milliseconds, not {text!r}"
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return round(when.timestamp() * 1000)
+
+
+def refused_test_clock(args: argparse.Namespace) -> str | None:
+    """Why ``--test-clock`` may not run with these options, or ``None``.
+
+    >>> refused_test_clock(argparse.Namespace(host="127.0.0.1", redis=None)) is None
+    True
+    >>> refused_test_clock(argparse.Namespace(host="0.0.0.0", redis=None))
+    '--test-clock listens on this machine only (--host 127.0.0.1, ::1 or localhost), not 0.0.0.0'
+    >>> refused_test_clock(argparse.Namespace(host="::1", redis="redis://r"))
+    '--test-clock runs one process alone, not a cluster (--redis)'
+    """
+    from bodoge.server.edge.sim_clock import is_loopback
+
+    if not is_loopback(args.host):
+        return (
+            "--test-clock listens on this machine only (--host 127.0.0.1, ::1 or localhost),"
+            f" not {args.host}"
+        )
+    if args.redis is not None:
+        return "--test-clock runs one process alone, not a cluster (--redis)"
+    return None
 
 
 def smtp_url(text: str) -> str:
@@ -532,6 +598,21 @@ def serve(args: argparse.Namespace) -> int:
     db_url = args.db or sqlite_url(data)
     if args.ws_ping is not None and not args.ws_ping >= 0:
         raise SystemExit(f"bodoge serve: --ws-ping must be 0 or more seconds, not {args.ws_ping}")
+    clock = None
+    if args.test_clock is not None:
+        if error := refused_test_clock(args):
+            raise SystemExit(f"bodoge serve: {error}")
+        from bodoge.server.runtime.clock import ManualClock
+
+        # (``--test-clock`` alone gives argparse's unconverted "now")
+        clock = ManualClock(None if args.test_clock == "now" else args.test_clock)
+        print(
+            "bodoge: WARNING: --test-clock: the server's time stands still until"
+            " POST /api/test/clock moves it; Web Push goes to loopback endpoints."
+            " For tests only, never in production.",
+            file=sys.stderr,
+            flush=True,
+        )
     if args.redis_namespace is not None and args.redis is None:
         raise SystemExit("bodoge serve: --redis-namespace goes with --redis")
     if args.redis is not None:
@@ -591,6 +672,8 @@ def serve(args: argparse.Namespace) -> int:
         web_push=args.web_push,
         push_contact=args.push_contact,
         notify_grace_seconds=args.notify_grace,
+        clock=clock,
+        test_hooks=clock is not None,
     )
     app = create_app(config, on_ready=ready)
     server = uvicorn.Server(

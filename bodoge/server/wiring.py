@@ -199,6 +199,7 @@ class Server:
             contact=contact,
             times=NotifyTimes(grace_ms=grace, poll_seconds=config.notify_poll_seconds),
             turn_running=self.store.turn_running,
+            local_push=config.test_hooks,
         )
 
     def _rated_game_ended(self, table_id: str) -> None:

@@ -404,15 +404,23 @@ def test_schema_ids_name_their_files() -> None:
 
 def test_every_json_route_of_the_http_api_has_its_schema(tmp_path) -> None:
     """``docs/schema/http.json`` names exactly the app's routes (but the pages, the static
-    files, ``/metrics`` and ``/ws``), each with a schema file there, and uses every file."""
+    files, ``/metrics`` and ``/ws``), each with a schema file there, and uses every file;
+    the routes of a test server (``bodoge serve --test-clock``) included."""
     from starlette.routing import Route
 
     from bodoge.server.edge.app import create_app
+    from bodoge.server.runtime.clock import ManualClock, SystemClock, use_clock
     from bodoge.server.runtime.config import ServerConfig
     from bodoge.store import sqlite_url
     from tests.support import http_schema
 
-    app = create_app(ServerConfig(db_url=sqlite_url(tmp_path), bot_workers=0))
+    config = ServerConfig(
+        db_url=sqlite_url(tmp_path), bot_workers=0, clock=ManualClock(), test_hooks=True
+    )
+    try:
+        app = create_app(config)
+    finally:
+        use_clock(SystemClock())  # the Server installed the test's clock
     served = {
         f"{method} {route.path}"
         for route in app.routes

@@ -10,7 +10,8 @@
 * :mod:`bodoge.server.edge.profiles`: ``/api/players/{id}…`` (profiles)
   and ``/api/leaderboard/{game}``;
 * :mod:`bodoge.server.edge.assets`: pictures, ``/api/games/{game}/assets/…`` and ``/api/decks…``;
-* :mod:`bodoge.server.edge.websocket`: ``/ws``.
+* :mod:`bodoge.server.edge.websocket`: ``/ws``;
+* :mod:`bodoge.server.edge.sim_clock`: ``/api/test/clock``, on a test server only.
 
 Every answer carries the headers of :mod:`bodoge.server.edge.headers` (the page policy,
 ``nosniff``, the referrer policy).  Inside them :class:`~bodoge.server.edge.origins.SameOrigin`
@@ -38,6 +39,7 @@ from bodoge.server.edge.origins import SameOrigin
 from bodoge.server.edge.pages import page_routes, static_routes
 from bodoge.server.edge.profiles import profile_routes
 from bodoge.server.edge.puzzles_api import puzzle_routes
+from bodoge.server.edge.sim_clock import clock_routes
 from bodoge.server.edge.turns_api import turn_routes
 from bodoge.server.edge.unavailable import StoreUnavailableAnswers
 from bodoge.server.edge.websocket import WebSockets, served_here
@@ -99,6 +101,7 @@ def create_app(config: ServerConfig, *, on_ready: Callable[[], None] | None = No
         *profile_routes(server),
         *turn_routes(server),
         *puzzle_routes(server),
+        *clock_routes(server),  # none but on a test server (``--test-clock``)
         *asset_routes(server),
         *static_routes(server.games.values()),  # last: /static takes every path below it
     ]

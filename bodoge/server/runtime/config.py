@@ -153,6 +153,10 @@ class ServerConfig:
     #: meanwhile is not told), and how often the outbox is read.
     notify_grace_seconds: float = 30.0
     notify_poll_seconds: float = 5.0
+    #: Tests only (``bodoge serve --test-clock``, on a loopback address): ``clock`` is a
+    #: ``ManualClock`` that ``POST /api/test/clock`` moves on (bodoge/server/edge/sim_clock.py),
+    #: and Web Push goes to loopback endpoints too (a test's push service on this machine).
+    test_hooks: bool = False
 
     def pace(self, name: str) -> Pace:
         """The pace a table's bots play at: ``bot_delay`` overrides every table's choice."""

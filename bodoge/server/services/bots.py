@@ -124,6 +124,8 @@ class BotRunner:
         self._review_pool: Executor | None = None
         #: Puzzles are made in a worker of their own too, started when first needed.
         self._puzzle_pool: Executor | None = None
+        #: Bot moves being worked out now (a test clock waits for none before moving on).
+        self.thinking = 0
 
     def _executor(self) -> Executor:
         if self._pool is None:
@@ -156,7 +158,11 @@ class BotRunner:
         stand_in: bool = False,
     ) -> dict[str, JSON] | None:
         job = partial(run_bot, game_id, level, view, seat, seed, self._games, stand_in)
-        return await self._run(job)
+        self.thinking += 1
+        try:
+            return await self._run(job)
+        finally:
+            self.thinking -= 1
 
     async def assist(
         self, game_id: str, view: Mapping[str, JSON], seat: int

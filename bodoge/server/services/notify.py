@@ -221,6 +221,8 @@ class Notifier:
         self._wake = asyncio.Event()
         self._drainer: asyncio.Task[None] | None = None
         self._pruned_at = 0
+        #: Calls and drains under way (:attr:`busy`).
+        self._working = 0
         #: What the drain did, for tests and ``/api/stats``: sent, retried, given up, skipped.
         self.counts = {"sent": 0, "retried": 0, "failed": 0, "skipped": 0}
 
@@ -235,6 +237,12 @@ class Notifier:
             self.pusher = Pusher.from_pem(pem, self.contact)
         if drain:
             self._drainer = asyncio.create_task(self._drain_loop(), name="notify-drain")
+
+    @property
+    def busy(self) -> bool:
+        """Whether a table's call is being stored or a drain is due or under way (a test
+        clock waits until none is before moving on, as time would)."""
+        return self._working > 0 or (self._drainer is not None and self._wake.is_set())
 
     async def stop(self) -> None:
         if self._drainer is not None:
@@ -258,9 +266,13 @@ class Notifier:
         """The person ended their vacation early: the turns kept for its end are told now
         (after the grace).  Kept in the outbox, so whichever process sends them, and a
         restart, see it."""
-        due = self.clock() + self.times.grace_ms
-        if await self.store.outbox_hasten(player_id, "turn", due):
-            self._wake_at(due)
+        self._working += 1
+        try:
+            due = self.clock() + self.times.grace_ms
+            if await self.store.outbox_hasten(player_id, "turn", due):
+                self._wake_at(due)
+        finally:
+            self._working -= 1
 
     async def game_ended(self, player_id: str, table_id: str, game: str, place: int | None) -> None:
         await self._announce("ended", player_id, table_id, game, "end", place=place)
@@ -287,7 +299,11 @@ class Notifier:
         if self.watching(player_id, table_id):
             return
         payload = {"game": game, "by": by, "deadline": deadline, "place": place}
-        await self._enqueue(kind, player_id, table_id, turn, payload, after)
+        self._working += 1
+        try:
+            await self._enqueue(kind, player_id, table_id, turn, payload, after)
+        finally:
+            self._working -= 1
 
     async def _enqueue(
         self,
@@ -350,6 +366,13 @@ class Notifier:
 
     async def drain(self) -> int:
         """Send what is due now and nobody holds; how many were handled."""
+        self._working += 1
+        try:
+            return await self._drain()
+        finally:
+            self._working -= 1
+
+    async def _drain(self) -> int:
         t = self.times
         now = self.clock()
         handled = 0
