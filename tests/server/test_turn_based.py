@@ -102,7 +102,7 @@ class World:
         calm = 0
         for _ in range(2000):
             await asyncio.sleep(0.005)
-            busy = self.thinking.busy or any(t.busy for t in self.s.tables.live.values())
+            busy = self.thinking.busy or any(t.at_work for t in self.s.tables.live.values())
             calm = 0 if busy else calm + 1
             if calm >= 3:
                 return

@@ -100,8 +100,9 @@ def clock_routes(server: Server) -> list[BaseRoute]:
 
 
 async def settled(server: Server, timeout: float = SETTLE_SECONDS) -> None:
-    """Until the server has nothing left to do at this time: no table with commands queued,
-    no bot's move being worked out, no notification being stored or due to be sent."""
+    """Until the server has nothing left to do at this time: no table running or queuing a
+    command (a timeout reading vacations, a move being stored), no bot's move being worked
+    out, no notification being stored or due to be sent."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     calm = 0
@@ -110,7 +111,7 @@ async def settled(server: Server, timeout: float = SETTLE_SECONDS) -> None:
         busy = (
             server.bots.thinking > 0
             or server.notifier.busy
-            or any(table.busy for table in list(server.tables.live.values()))
+            or any(table.at_work for table in list(server.tables.live.values()))
         )
         calm = 0 if busy else calm + 1
         if loop.time() > end:

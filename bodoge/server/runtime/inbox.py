@@ -64,6 +64,8 @@ class Inbox:
         self._task: asyncio.Task[None] | None = None
         #: No more commands: the table left memory, or the server is stopping.
         self.closed = False
+        #: Whether the task is running a command now (it may be awaiting the store).
+        self.running = False
 
     @property
     def queued(self) -> int:
@@ -89,6 +91,7 @@ class Inbox:
     async def _run(self) -> None:
         while not self.closed:
             command, args, future = await self._queue.get()
+            self.running = True
             try:
                 result = await command(*args)
             except (GameError, ProtocolError, TableGone, StoreUnavailable) as exc:
@@ -110,6 +113,8 @@ class Inbox:
             else:
                 if future is not None and not future.done():
                     future.set_result(result)
+            finally:
+                self.running = False
             self._after_each()
 
     def close(self) -> None:

@@ -194,6 +194,11 @@ class LiveTable(ShownTable):
         """Whether commands are queued (or the table has left memory already)."""
         return bool(self._inbox.queued) or self._inbox.closed
 
+    @property
+    def at_work(self) -> bool:
+        """Whether a command is running or queued (a test clock waits until none is)."""
+        return self._inbox.running or bool(self._inbox.queued)
+
     async def leave_memory(self) -> None:
         """Nobody needs the table here: a waiting one is deleted, the others stay stored."""
         if self.status == "waiting":
