@@ -18,10 +18,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bodoge.core.values import JSON
+from bodoge.games.tagiron.cards import CARDS
 from bodoge.server.edge.app import App, create_app
 from bodoge.server.runtime.clock import ManualClock, SystemClock, use_clock
 from bodoge.server.runtime.config import ServerConfig
-from bodoge.server.runtime.turns import DAY
+from bodoge.server.runtime.turns import DAY, HOUR
 from bodoge.server.wiring import Server
 from bodoge.store import sqlite_url
 from tests.server.test_tables import Tab
@@ -147,3 +149,40 @@ def test_a_test_server_starts_at_the_time_it_is_given(tmp_path: Path) -> None:
         assert again["now"] == START + 90_000
     assert "WARNING: --test-clock" in server.log()
     assert "never in production" in server.log()
+
+
+async def test_moving_the_clock_waits_for_the_bots_it_wakes(
+    test_app: tuple[App, Server, ManualClock],
+) -> None:
+    """Two bots at a turn-based table think one to five minutes each: ten minutes on, both
+    have moved by the time the answer comes (each bot's move worked out in a thread, as the
+    clock stood at its wake-up)."""
+    app, server, _ = test_app
+    ann = Tab(server)
+    await ann.ok("hello", name="Ann")
+    bots: list[JSON] = [{"seat": 1, "level": "easy"}, {"seat": 2, "level": "easy"}]
+    created = await ann.ok(
+        "table.create",
+        game="tagiron",
+        options={"players": 3},
+        settings={"turn_based": HOUR},
+        bots=bots,
+    )
+    table_id = str(created["table"])
+    await ann.ok("table.start", table=table_id)
+    table = server.tables.live[table_id]
+    async with client(app, "127.0.0.1") as http:
+        for _ in range(3):
+            if 0 in table.game.to_act(table.state):
+                break
+            await http.post("/api/test/clock", json={"advance": 5 * 60})
+        assert table.game.to_act(table.state) == {0}
+        n = table.n
+        view = table.game.view(table.state, 0)
+        card = next(c for c in view["face_up"] if CARDS[c].choices is None)
+        await ann.ok("move", table=table_id, move={"type": "ask", "card": card})
+        assert table.n == n + 1 and table.game.to_act(table.state) == {1}
+        await http.post("/api/test/clock", json={"advance": 10 * 60})
+        assert table.n == n + 3, "both bots moved within their minutes"
+        assert [s.actor for s in table.steps[-2:]] == ["bot", "bot"]
+        assert table.game.to_act(table.state) == {0}
