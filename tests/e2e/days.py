@@ -116,7 +116,8 @@ class Days:
     def restart(self) -> None:
         """``kill -9`` the server and start it again at the time it had reached."""
         args = self.server.args
-        args[-1] = f"--test-clock={self.now}"
+        (at,) = [i for i, arg in enumerate(args) if arg.startswith("--test-clock=")]
+        args[at] = f"--test-clock={self.now}"
         self.server.restart()
         assert self.http.get(f"{self.server.url}api/test/clock").json()["now"] == self.now
 

@@ -2,8 +2,9 @@
 English: the mode chosen in the lobby's form and shown in the lobby and the waiting room,
 "Your games" and the header's badge telling each whose turn it is, one click to the table.
 
-The days themselves are simulated in ``tests/server/test_turn_based.py``; here the people
-answer at once, within their hour per move.
+Here the people answer at once, within their hour per move; whole games over simulated
+days, with timeouts, a vacation, notifications and a restart, are in
+``tests/e2e/test_turn_based_days.py`` (and in process in ``tests/server/test_turn_based.py``).
 """
 
 from __future__ import annotations
