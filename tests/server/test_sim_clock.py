@@ -26,6 +26,7 @@ from bodoge.server.runtime.config import ServerConfig
 from bodoge.server.runtime.turns import DAY, HOUR
 from bodoge.server.wiring import Server
 from bodoge.store import sqlite_url
+from tests.server.notify_parts import BrowserKeys
 from tests.server.test_tables import Tab
 from tests.server.test_turn_based import GAMES, ORIGIN
 from tests.support.live_server import ROOT, LiveServer
@@ -134,6 +135,40 @@ async def test_moving_the_clock_runs_out_a_turn_and_the_stand_in_plays(
         assert (await http.get("/api/test/clock")).status_code == 404
         assert (await http.post("/api/test/clock", json={"advance": DAY})).status_code == 404
     assert clock.now_ms() == deadline + 500 and table.n == 1
+
+
+@pytest.mark.parametrize("hooks", [True, False])
+async def test_only_a_test_server_takes_a_push_endpoint_on_this_machine(
+    tmp_path: Path, hooks: bool
+) -> None:
+    """A test's push service listens on 127.0.0.1: the flag lets a subscription name it;
+    without it, only a push service's https URL is taken."""
+    config = ServerConfig(
+        db_url=sqlite_url(tmp_path),
+        bot_workers=0,
+        clock=ManualClock(start_ms=START) if hooks else None,
+        test_hooks=hooks,
+    )
+    app = create_app(config)
+    try:
+        async with app.router.lifespan_context(app):
+            tab = Tab(app.state.server)
+            hello = await tab.ok("hello", name="Ken")
+            keys = BrowserKeys()
+            body = {**keys.subscription("http://127.0.0.1:9/push/ken"), "lang": "ja"}
+            async with client(app, "127.0.0.1") as http:
+                added = await http.post(
+                    "/api/push/subscriptions",
+                    json=body,
+                    headers={"Authorization": f"Bearer {hello['token']}"},
+                )
+            if hooks:
+                assert added.status_code == 201, added.text
+            else:
+                assert added.status_code == 400
+                assert added.json()["error"]["code"] == "bad_subscription"
+    finally:
+        use_clock(SystemClock())
 
 
 def test_a_test_server_starts_at_the_time_it_is_given(tmp_path: Path) -> None:
