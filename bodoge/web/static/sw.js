@@ -84,9 +84,12 @@ self.addEventListener("push", (event) => {
     badge: "/static/icons/icon-192.png",
     data: { url },
   });
-  // Open tabs hear of it too (a page may refresh what it shows).
-  const told = self.clients
-    .matchAll({ type: "window", includeUncontrolled: true })
+  // Open tabs hear of it too (a page may refresh what it shows), once it shows: a tab told
+  // of a push finds its notification among the registration's.  (Told also if it could not
+  // show, e.g. without the permission.)
+  const told = shown
+    .catch(() => null)
+    .then(() => self.clients.matchAll({ type: "window", includeUncontrolled: true }))
     .then((tabs) => tabs.forEach((tab) => tab.postMessage({ type: "bodoge.push", url, kind: data.kind ?? null })));
   event.waitUntil(Promise.all([shown, told]));
 });
