@@ -4,9 +4,10 @@ The database side of the capacity model (docs/scaling.md). Each of ``--writers``
 stands for one server process of a cluster: one :class:`~bodoge.store.sql.SqlStore`, whose
 group-commit writer holds one connection, and its share of ``--tables`` tables, each a task
 appending moves (a move and its table's timers, as a real move writes) back to back, with
-no think time: the store at its highest commit rate. As in cluster mode, each group commit
-first checks that the process still holds the tables it writes (the fencing query,
-:func:`bodoge.cluster.ownership.fenced`; ``--no-fence`` leaves it out, as one process does).
+no think time: the store at its highest commit rate. As in cluster mode, each move is
+fenced: its statement checks that the process still holds its table at the epoch of its claim
+(:data:`bodoge.store.writes.PG_APPEND_HELD_MOVE`; ``--no-fence`` leaves it out, as one process
+does).
 
 Everything runs on a database of its own (made on ``--pg``, dropped afterwards). Over the
 measured window it prints, for each (writers, tables):
@@ -34,6 +35,7 @@ import os
 import secrets
 import statistics
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,7 +74,7 @@ def register_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )
     parser.add_argument("--duration", type=float, default=5.0, help="seconds measured (5)")
     parser.add_argument(
-        "--no-fence", action="store_true", help="no fencing query per group (one process)"
+        "--no-fence", action="store_true", help="no fencing of the moves (one process)"
     )
     parser.set_defaults(func=cmd_bench)
 
@@ -120,10 +122,28 @@ def writer_process(plan: Plan, results: Any, ready: Any, start: Any) -> None:
     results.put(asyncio.run(_write(plan, ready, start)))
 
 
+class HeldTables:
+    """The fence of a writer that holds all its tables at epoch 1, as a cluster process
+    holds the tables it runs (:class:`bodoge.store.writes.Fence`)."""
+
+    def __init__(self, process: str) -> None:
+        self.process = process
+
+    def claims(self, table_ids: Collection[str]) -> dict[str, int]:
+        return dict.fromkeys(table_ids, 1)
+
+    async def refused(self, conn: Any, table_ids: Collection[str]) -> set[str]:
+        from bodoge.cluster.ownership import fenced
+
+        return await fenced(conn, self.process, self.claims(table_ids))
+
+    async def lost(self, table_ids: Collection[str]) -> None:
+        raise AssertionError(f"nobody else claims the bench's tables: {sorted(table_ids)}")
+
+
 async def _write(plan: Plan, ready: Any, go: Any) -> Written:
     import sqlalchemy as sa
 
-    from bodoge.cluster.ownership import fenced
     from bodoge.store.records import MoveRecord, PlayerRecord, SeatRecord, TableRecord, Timers
     from bodoge.store.sql import SqlStore
 
@@ -142,10 +162,7 @@ async def _write(plan: Plan, ready: Any, go: Any) -> Written:
                 {"me": plan.name, "ids": tables},
             )
 
-        async def fence(conn: Any, ids: Any) -> set[str]:
-            return await fenced(conn, plan.name, dict.fromkeys(ids, 1))
-
-        store.fence = fence
+        store.fence = HeldTables(plan.name)
     ready.release()
     while go.value == 0:  # the others are still setting up (nothing else runs meanwhile)
         time.sleep(0.01)
@@ -282,7 +299,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.duration <= 0:
         print("--duration must be positive")
         return 2
-    fence = "no fencing query" if args.no_fence else "each group fenced, as in cluster mode"
+    fence = "no fencing" if args.no_fence else "each group fenced, as in cluster mode"
     print(
         f"bench commits: moves appended back to back (a move and its timers), {fence}, "
         f"{args.duration:g} s measured on {os.cpu_count()} cores "

@@ -8,11 +8,13 @@ owner died), and asks it to claim, release and fence.
 * **Start:** the store gets the ownership columns (:func:`~bodoge.cluster.ownership.prepare`),
   the bus connects to Redis, the process takes its lease and starts renewing it and scanning
   for orphans; it listens on ``{ns}:cluster`` for processes that leave.
-* **Fencing:** :meth:`fence` is the store writer's hook (``SqlStore.fence``), run inside the
-  transaction of each group commit on PostgreSQL: the writes of a table this process does
-  not hold at the epoch it claimed fail with :class:`~bodoge.cluster.ownership.Fenced`, and
-  such tables are let go (``on_lost``). A table being created is not claimed yet: its first
-  write (the insert) passes by :meth:`creating`.
+* **Fencing:** the service is the store writer's fence (``SqlStore.fence``, the protocol
+  :class:`~bodoge.store.writes.Fence`): the writes of a table this process does not hold at
+  the epoch it claimed fail with :class:`~bodoge.cluster.ownership.Fenced`, and such tables
+  are let go (``on_lost``). A group of moves to held tables carries the epochs of their
+  claims (:meth:`claims`) and each move's statement checks its own; any other group runs
+  :meth:`refused` inside its transaction first. A table being created is not claimed yet:
+  its first write (the insert) passes by :meth:`creating`.
 * **Stop:** the lease row is deleted and the leaving announced on ``{ns}:cluster``, so the
   other processes claim its running tables at once rather than when the lease would run out.
 """
@@ -220,7 +222,17 @@ class ClusterService:
         except Exception as exc:  # it stays ours in the database; the next claim moves the epoch
             log.warning("process %s could not release %s: %s", self.process, table_id, exc)
 
-    async def fence(self, conn: Any, table_ids: Collection[str]) -> set[str]:
+    # --- the store writer's fence (bodoge.store.writes.Fence) ---------------------------
+
+    def claims(self, table_ids: Collection[str]) -> dict[str, int] | None:
+        """The epoch of this process's claim on each of ``table_ids``, if it holds them all."""
+        held = self.ownership.held
+        try:
+            return {t: held[t] for t in table_ids}
+        except KeyError:
+            return None
+
+    async def refused(self, conn: Any, table_ids: Collection[str]) -> set[str]:
         """Of the tables a group commit writes, those this process may not write (see above).
 
         ``conn`` is the writer's connection inside the group's transaction.
@@ -229,15 +241,19 @@ class ClusterService:
         epochs = {t: held[t] for t in table_ids if t in held}
         refused = {t for t in table_ids if t not in held and t not in self._creating}
         lost = await fenced(conn, self.process, epochs)
-        if lost:
-            log.warning("process %s no longer owns %s", self.process, ", ".join(sorted(lost)))
-            await self.ownership.forget(lost)
+        await self.lost(lost)
         if refused and self.ownership.on_lost is not None:
             # Run here but not held (released meanwhile): let them go, so that whoever needs
             # one next claims it and loads it again, rather than every write failing.
             log.warning("process %s does not hold %s", self.process, ", ".join(sorted(refused)))
             await self.ownership.on_lost(refused)
         return refused | lost
+
+    async def lost(self, table_ids: Collection[str]) -> None:
+        """Writes found ``table_ids`` claimed by another process since: let them go."""
+        if table_ids:
+            log.warning("process %s no longer owns %s", self.process, ", ".join(sorted(table_ids)))
+            await self.ownership.forget(table_ids)
 
     # --- health and metrics ----------------------------------------------------------------
 

@@ -249,7 +249,7 @@ class Server:
         await self.cluster.start()
         self.cluster.on_renamed = self._renamed_elsewhere
         self.cluster.on_signed_out = self._signed_out_elsewhere
-        self.store.fence = self.cluster.fence
+        self.store.fence = self.cluster
         # Rates and retried requests are the cluster's: a visitor may land on any process.
         shared = self.cluster.shared
         rates = (self.new_players, self.uploads, self.upload_pixels, self.new_tables)

@@ -15,7 +15,10 @@ faulty one fails.  A group is planned into one ``executemany`` per statement kin
   SQLAlchemy's engine and sends each batch with asyncpg's pipelined
   ``executemany``, in one transaction (a group of one batch needs none:
   ``executemany`` is atomic).  A move and its timers are one statement there,
-  so a group of moves is one round trip;
+  so a group of moves is one round trip.  In a cluster (a ``fence``), a group of
+  moves to tables this process holds is one round trip too: each move's statement
+  checks the claim itself (:data:`~bodoge.store.writes.PG_APPEND_HELD_MOVE`); any
+  other group of table writes runs the fencing query first in its transaction;
 * any other URL (an in-memory SQLite database, another driver): the writer
   task sends the same statements through an SQLAlchemy connection.
 
@@ -41,7 +44,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from bodoge.store.base import StoreUnavailable
+from bodoge.store.base import Fenced, StoreUnavailable
 from bodoge.store.failures import (
     ENGINE_UNAVAILABLE,
     SQLITE_UNAVAILABLE,
@@ -54,11 +57,13 @@ from bodoge.store.transactions import on_sqlite, sa_runner
 from bodoge.store.upgrade import upgrade
 from bodoge.store.writes import (
     GROUP_LIMIT,
+    PG_APPEND_HELD_MOVE,
     AnyWrite,
     Fence,
     Outcomes,
     apply_fence,
     batches,
+    held_appends,
     tables_written,
 )
 
@@ -275,6 +280,9 @@ class SqlEngine:
         try:
             pg = await self._pg_connection()
             fence = self.fence if tables_written(writes) else None
+            held = None if fence is None else held_appends(writes, fence)
+            if fence is not None and held is not None:
+                return await self._append_held(pg, fence, writes, *held)
             if fence is None and len(planned := batches(writes, pg=True)) == 1:
                 stmt, rows = planned[0]
                 await pg.executemany(stmt.pg, [stmt.encode(row) for row in rows])  # atomic
@@ -294,6 +302,27 @@ class SqlEngine:
                 integrity = asyncpg.IntegrityConstraintViolationError
                 return [outcome(exc, writes[0], integrity, asyncpg_unavailable())]
             return [(await self._commit_asyncpg([write]))[0] for write in writes]
+        return outcomes
+
+    async def _append_held(
+        self,
+        pg: Any,
+        fence: Fence,
+        writes: list[AnyWrite],
+        order: list[int],
+        rows: list[tuple[Any, ...]],
+    ) -> Outcomes:
+        """Append a group of moves to held tables in one pipelined round trip, each move
+        fenced in its own statement (:data:`~bodoge.store.writes.PG_APPEND_HELD_MOVE`)."""
+        stmt = PG_APPEND_HELD_MOVE
+        appended = await pg.fetchmany(stmt.pg, [stmt.encode(row) for row in rows])  # atomic
+        lost = {writes[i].key[1] for i, (count,) in zip(order, appended, strict=True) if not count}
+        if not lost:
+            return [None] * len(writes)
+        outcomes: Outcomes = [
+            Fenced([write.key[1]]) if write.key[1] in lost else None for write in writes
+        ]
+        await fence.lost(lost)
         return outcomes
 
     async def _pg_connection(self) -> Any:

@@ -8,8 +8,8 @@ thread per statement, cost the event loop some 20 times what SQLite itself does.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Protocol
 
 import orjson
 import sqlalchemy as sa
@@ -75,6 +75,24 @@ PG_APPEND_MOVE = Stmt(
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?))"
     " UPDATE tables SET deadlines = ?, clock_deadline = ? WHERE id = ? AND ?",
     json_at=(3, 6, 8),
+)
+#: PostgreSQL's in a cluster: :data:`PG_APPEND_MOVE` on condition that the process (parameter 2)
+#: still holds the table at the epoch of its claim (3), checked on the table's row locked
+#: ``FOR SHARE`` in the same statement, as the fencing query does (``fenced`` in
+#: bodoge/cluster/ownership.py). It answers the moves it appended: 0 when the table is no
+#: longer this process's, and then it wrote nothing. So a group of moves in a cluster is one
+#: pipelined round trip, fence included, where a transaction around the fencing query and the
+#: moves was four (BEGIN, the check, the moves, COMMIT).
+PG_APPEND_HELD_MOVE = Stmt(
+    "WITH held AS (SELECT id FROM tables WHERE id = ? AND owner = ? AND owner_epoch = ?"
+    " FOR SHARE),"
+    " appended AS (INSERT INTO moves"
+    " (table_id, n, seat, move, at, actor, deadlines, clock_deadline)"
+    " SELECT id, ?, ?, ?, ?, ?, ?, ? FROM held RETURNING 1),"
+    " timed AS (UPDATE tables SET deadlines = ?, clock_deadline = ?"
+    " WHERE id = (SELECT id FROM held) AND ?)"
+    " SELECT count(*) FROM appended",
+    json_at=(5, 8, 10),
 )
 SET_TIMERS = Stmt("UPDATE tables SET deadlines = ?, clock_deadline = ? WHERE id = ?", json_at=(0,))
 FINISH_TABLE = Stmt(
@@ -162,6 +180,29 @@ class MoveWrite:
                 ops.append((RATING_PENDING, (table_id, m.at)))
         return ops
 
+    def held_row(self, process: str, epoch: int) -> tuple[Any, ...]:
+        """Its row of :data:`PG_APPEND_HELD_MOVE` (a move that does not finish its table)."""
+        m, table_id, timers = self.move, self.table_id, self.timers
+        kept = m.timers
+        left = (
+            (None, None, False)
+            if timers is None
+            else (dict(timers.deadlines), timers.clock_deadline, True)
+        )
+        return (
+            table_id,
+            process,
+            epoch,
+            m.n,
+            m.seat,
+            m.move,
+            m.at,
+            m.actor,
+            None if kept is None else dict(kept.deadlines),
+            None if kept is None else kept.clock_deadline,
+            *left,
+        )
+
 
 def finish_ops(
     table_id: str,
@@ -180,20 +221,65 @@ def finish_ops(
 AnyWrite = Write | MoveWrite
 #: Per write of a group: ``None`` (committed) or what its caller gets raised.
 Outcomes = list[BaseException | None]
-#: A cluster's check at the start of a group commit: given the writer's connection (inside
-#: the group's transaction) and the tables the group writes, the tables it may not write.
-Fence = Callable[[Any, Collection[str]], Awaitable[Collection[str]]]
+
+
+class Fence(Protocol):
+    """A cluster's guard on the writes of tables (PostgreSQL): a process writes only the
+    tables it holds, at the epoch of its claim (bodoge/cluster/ownership.py)."""
+
+    @property
+    def process(self) -> str:
+        """The process whose claims the writes stand on."""
+        ...
+
+    def claims(self, table_ids: Collection[str]) -> Mapping[str, int] | None:
+        """The epoch of this process's claim on each of ``table_ids``; ``None`` if it does
+        not hold one of them (the group is then checked by :meth:`refused`)."""
+        ...
+
+    async def refused(self, conn: Any, table_ids: Collection[str]) -> Collection[str]:
+        """Of ``table_ids``, those this process may not write, checked with the writer's
+        connection inside the group's transaction, before its statements."""
+        ...
+
+    async def lost(self, table_ids: Collection[str]) -> None:
+        """Writes of ``table_ids`` found them no longer this process's (and wrote nothing)."""
+        ...
 
 
 def tables_written(writes: Sequence[AnyWrite]) -> set[str]:
     return {write.key[1] for write in writes if write.key[0] == "table"}
 
 
+def held_appends(
+    writes: Sequence[AnyWrite], fence: Fence
+) -> tuple[list[int], list[tuple[Any, ...]]] | None:
+    """A group that only appends moves to held tables, none finishing its table, as rows of
+    :data:`PG_APPEND_HELD_MOVE`: the writes' order (positions in ``writes``) and their rows.
+
+    The rows go by table id, each table's moves in their order, so that the tables' rows are
+    locked in the order a claim locks them (``_CLAIM`` in bodoge/cluster/ownership.py) and the
+    two never deadlock. ``None`` for any other group: it takes the transaction.
+    """
+    moves: list[MoveWrite] = []
+    for write in writes:
+        if not isinstance(write, MoveWrite) or write.result is not None:
+            return None
+        moves.append(write)
+    claims = fence.claims({move.table_id for move in moves})
+    if claims is None:
+        return None
+    order = sorted(range(len(moves)), key=lambda i: moves[i].table_id)  # stable
+    process = fence.process
+    rows = [moves[i].held_row(process, claims[moves[i].table_id]) for i in order]
+    return order, rows
+
+
 async def apply_fence(
     fence: Fence, conn: Any, writes: list[AnyWrite], outcomes: Outcomes
 ) -> list[AnyWrite]:
     """Run ``fence``; fail the refused tables' writes in ``outcomes``; return the others."""
-    refused = set(await fence(conn, tables_written(writes)))
+    refused = set(await fence.refused(conn, tables_written(writes)))
     if not refused:
         return writes
     kept = []

@@ -733,11 +733,22 @@ async def test_the_writer_fails_the_fenced_tables_writes_only(database_url: str)
     refused: set[str] = set()
     seen: list[tuple[bool, set[str]]] = []
 
-    async def fence(conn: Any, tables: Any) -> set[str]:
-        seen.append((conn.is_in_transaction(), set(tables)))
-        return refused & set(tables)
+    class Unclaimed:
+        """A fence that knows of no claims: every group is checked in its transaction."""
 
-    store.fence = fence
+        process = "p"
+
+        def claims(self, tables: Any) -> None:
+            return None
+
+        async def refused(self, conn: Any, tables: Any) -> set[str]:
+            seen.append((conn.is_in_transaction(), set(tables)))
+            return refused & set(tables)
+
+        async def lost(self, tables: Any) -> None:
+            raise AssertionError("told by the check, not by a move's statement")
+
+    store.fence = Unclaimed()
     try:
         for table in ("t_kept", "t_fenced"):
             record = TableRecord(table, "relay", {}, {}, 1, "playing", None, 0)
