@@ -6,9 +6,10 @@ third of ``/healthz`` requests and WebSocket opens hung. Now every request that 
 given a short read timeout (``bodoge/cluster/nginx.py``): the first requests to reach the
 paused process wait that long and are tried on the next one, the process is left out for
 ``FAIL_TIMEOUT`` seconds, and then one request tries it again (and waits as long). Meanwhile
-each process pings its WebSockets every ``WS_PING`` s, so a quiet socket on a live process
-outlives the WebSocket's read timeout, while a paused process's sockets are cut and their
-browsers can reconnect to a live process. After ``kill -CONT`` nginx sends it requests again.
+each process pings its quiet WebSockets every ``WS_PING`` s (a frame it sends counts as much
+for nginx), so a quiet socket on a live process outlives the WebSocket's read timeout, while
+a paused process's sockets are cut and their browsers can reconnect to a live process. After
+``kill -CONT`` nginx sends it requests again.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from bodoge.cluster.namespace import Namespace
-from bodoge.cluster.nginx import FAIL_TIMEOUT, HEALTH_TIMEOUT, HTTP_TIMEOUT, WS_TIMEOUT
+from bodoge.cluster.nginx import FAIL_TIMEOUT, HEALTH_TIMEOUT, HTTP_TIMEOUT, WS_PING, WS_TIMEOUT
+from tests.server.test_socket_protocol import PingsCounted, ticking_server, ticks
 from tests.support.live_server import DEFAULT_ARGS, LiveServer
 from tests.support.services import NginxServer
 
@@ -162,3 +164,24 @@ async def test_a_paused_process_is_routed_around_and_comes_back(
             if process.process is not None:
                 os.kill(process.pid, signal.SIGCONT)
         await asyncio.gather(*(asyncio.to_thread(p.stop) for p in processes))
+
+
+async def test_a_socket_sent_frames_is_not_pinged_and_nginx_keeps_it(
+    make_nginx: Callable[[list[int]], NginxServer],
+) -> None:
+    """A frame from the process restarts nginx's timer on the socket as a ping does: a socket
+    sent a frame every half second, silent from the client's side far longer than the
+    WebSocket's read timeout, stays open without one ping."""
+    async with ticking_server(every=0.5, ping=WS_PING) as port:
+        nginx = make_nginx([port])
+        ws = await connect(nginx.ws_url, ping_interval=None, create_connection=PingsCounted)
+        try:
+            assert isinstance(ws, PingsCounted)
+            count = int((WS_TIMEOUT + 3) / 0.5)
+            assert await ticks(ws, count) == [str(i) for i in range(count)]
+            assert ws.pings == 0
+            await asyncio.sleep(WS_PING + 0.5)  # quiet now: pinged again, and kept
+            assert ws.pings >= 1
+            assert await ticks(ws, 1) == ["0"]
+        finally:
+            await ws.close()

@@ -4,18 +4,23 @@ socket (``bodoge/server/edge/socket_protocol.py``)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import socket
+import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import uvicorn
 from uvicorn.server import ServerState
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.frames import Frame, Opcode
 from websockets.http11 import Request
 
 from bodoge.server.cli import uvicorn_config
+from bodoge.server.edge import socket_protocol
 from bodoge.server.edge.app import create_app
 from bodoge.server.edge.origins import SameOrigin
 from bodoge.server.edge.socket_protocol import Inbound, LeanWebSocketProtocol, Writable
@@ -156,3 +161,81 @@ async def test_reference_counting_alone_frees_sockets_that_come_and_go(echo_serv
     finally:
         gc.enable()
     assert left <= 0, f"{left} protocol objects outlived their sockets"
+
+
+class PingsCounted(ClientConnection):
+    """A client's socket that counts the server's pings (it answers them as every client does)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pings = 0
+
+    def process_event(self, event: Any) -> None:
+        if isinstance(event, Frame) and event.opcode is Opcode.PING:
+            self.pings += 1
+        super().process_event(event)
+
+
+class TickingApp:
+    """An ASGI app that, asked ``"N"``, sends ``N`` frames, one every ``every`` seconds."""
+
+    def __init__(self, every: float) -> None:
+        self.every = every
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            return
+        await receive()  # websocket.connect
+        await send({"type": "websocket.accept"})
+        while (message := await receive())["type"] == "websocket.receive":
+            for i in range(int(message["text"])):
+                await asyncio.sleep(self.every)
+                await send({"type": "websocket.send", "text": str(i)})
+
+
+@contextlib.asynccontextmanager
+async def ticking_server(every: float, ping: float) -> AsyncIterator[int]:
+    """A :class:`TickingApp` served as ``bodoge serve`` serves, pinging every ``ping`` s;
+    yields its port."""
+    server = uvicorn.Server(uvicorn_config(TickingApp(every), 2**16, "warning", (), ping))
+    server.config.lifespan = "off"
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    serving = asyncio.ensure_future(server.serve(sockets=[sock]))
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        yield sock.getsockname()[1]
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(serving, 10)
+
+
+async def ticks(ws: ClientConnection, count: int) -> list[str]:
+    await ws.send(str(count))
+    return [str(await asyncio.wait_for(ws.recv(), 10)) for _ in range(count)]
+
+
+async def test_only_quiet_sockets_are_pinged_and_busy_ones_now_and_then(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A frame sent keeps a socket from looking quiet as a ping would; a socket sent frames
+    all the time is still pinged every ``PING_AT_LEAST`` seconds (here 0.6)."""
+    monkeypatch.setattr(socket_protocol, "PING_AT_LEAST", 0.6)
+    async with ticking_server(every=0.05, ping=0.2) as port:
+        url = f"ws://127.0.0.1:{port}/ws"
+        async with (
+            connect(url, ping_interval=None, create_connection=PingsCounted) as busy,
+            connect(url, ping_interval=None, create_connection=PingsCounted) as quiet,
+        ):
+            assert isinstance(busy, PingsCounted) and isinstance(quiet, PingsCounted)
+            began = time.monotonic()
+            assert await ticks(busy, 30) == [str(i) for i in range(30)]
+            took = time.monotonic() - began  # 1.5 s, or more on a busy machine
+            await asyncio.sleep(0.05)
+            assert quiet.pings >= took / 0.2 - 2, (quiet.pings, took)
+            assert 1 <= busy.pings <= took / 0.6 + 1, (busy.pings, took)
+            # Quiet again, the busy socket is pinged at every interval too.
+            before = busy.pings
+            await asyncio.sleep(1.0)
+            assert busy.pings - before >= 3

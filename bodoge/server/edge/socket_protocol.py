@@ -25,6 +25,16 @@ reference cycles once a socket is gone:
   (a cycle uvicorn breaks only when an HTTP connection is lost, which an upgraded one never
   is): :class:`LeanHttpProtocol` drops its parser once it has handed the socket over.
 
+It pings only quiet sockets. A cluster process pings every socket every second so that
+nginx, which cuts an upgraded connection silent both ways for a few seconds, cuts only a
+paused process's (bodoge/cluster/nginx.py); but any frame the server sends restarts nginx's
+timer as a ping does, and a socket at a table in play gets a frame or two a second anyway:
+uvicorn's ping on each (a frame out, a pong in, three timers) cost a process serving 160
+players more than two pings per move. A socket that was sent a frame less than an interval
+ago is looked at again an interval after that frame instead; it is still pinged at least
+every :data:`PING_AT_LEAST` seconds, so a peer gone without a word is found as soon as a lone
+process (which pings every 20 s) finds it.
+
 The server freezes what survives each young collector pass (bodoge/server/services/
 collector.py), so garbage in cycles that lived a moment would be kept for good: every socket
 that ever came and went would have left its protocols behind.
@@ -109,6 +119,10 @@ class Writable:
         return True
 
 
+#: Seconds a socket goes without a ping at most, however many frames it is sent.
+PING_AT_LEAST = 20.0
+
+
 class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -116,12 +130,25 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         writable = Writable()
         writable.set()  # as uvicorn's own starts
         self.writable: Any = writable
+        #: The loop's time of the last frame sent (pings aside), and of the last ping.
+        self.sent_at = self.pinged_at = self.loop.time()
 
     async def send(self, message: Any) -> None:
         opening = not self.handshake_complete
         await super().send(message)
+        self.sent_at = self.loop.time()
         if opening and self.handshake_complete:
             self._forget_handshake()
+
+    def send_keepalive_ping(self) -> None:
+        now, interval = self.loop.time(), self.ping_interval
+        since = now - self.sent_at
+        if interval and since < interval and now - self.pinged_at < PING_AT_LEAST:
+            # The last frame keeps the socket from looking quiet, as a ping would.
+            self.ping_timer = self.loop.call_later(interval - since, self.send_keepalive_ping)
+            return
+        self.pinged_at = now
+        super().send_keepalive_ping()
 
     def _forget_handshake(self) -> None:
         # uvicorn reads them only until the handshake is complete.
