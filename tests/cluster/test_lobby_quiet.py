@@ -11,6 +11,7 @@ from typing import Any
 from bodoge.cluster.bus import Bus
 from bodoge.cluster.namespace import Namespace
 from bodoge.server.replication.lobby_link import LobbyLink
+from bodoge.server.replication.messages import ListTables
 from bodoge.server.runtime.config import ServerConfig
 from bodoge.server.wiring import Server
 from tests.cluster.test_serve_cluster import _players, _until, make_node
@@ -177,3 +178,52 @@ async def test_a_process_quiet_before_redis_restarts_is_heard_after(
     finally:
         for server in servers:
             await server.stop()
+
+
+async def test_a_change_heard_while_a_resync_waits_is_not_undone_by_the_older_answer(
+    make_node: Make,
+) -> None:
+    """The owner's listing and its lobby messages travel apart: a join heard before the
+    listing made before it arrives is kept, the listing's number being older."""
+    a, b = await make_node(), await make_node()
+    host, guest = await _players(a, 2)
+    table = (await host.ok("table.create", game="relay", options={"players": 3}))["table"]
+    owner, other = (a, b) if table in a.tables.live else (b, a)
+    assert table in owner.tables.live and table not in other.tables.live
+
+    async def seats() -> list[str | None]:
+        summary: Any = other.lobby.remote.get(table)
+        return [] if summary is None else [seat["player"] for seat in summary["seats"]]
+
+    async def only_host() -> bool:
+        return await seats() == [host.player, None, None]
+
+    await _until(only_host)
+    answered, gate = asyncio.Event(), asyncio.Event()
+    reach: Any = owner.tables.reach
+    handlers = reach.owner._handlers
+    listing_now = handlers[ListTables]
+
+    async def held_back(call: ListTables) -> Any:
+        answer = await listing_now(call)  # the listing as of now: the host alone
+        answered.set()
+        await gate.wait()
+        return answer
+
+    handlers[ListTables] = held_back
+    resync = asyncio.create_task(_link(other).sync())  # as after Redis came back
+    await asyncio.wait_for(answered.wait(), 10)
+    await guest.ok("table.join", table=table)  # told on the lobby's channel at once
+
+    async def both() -> bool:
+        return await seats() == [host.player, guest.player, None]
+
+    await _until(both)  # heard while the resync waits for its answer
+    gate.set()
+    await asyncio.wait_for(resync, 10)
+    assert await both(), await seats()
+    # A later resync, its answer newer than every change, takes the listing as it is.
+    handlers[ListTables] = listing_now
+    await guest.ok("table.leave", table=table)
+    await _link(other).sync()
+    assert await only_host(), await seats()

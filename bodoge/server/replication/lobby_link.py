@@ -9,6 +9,11 @@ and nobody else could have), the next ones are not sent. Any other process that 
 gets Redis back asks this one for its tables first (``ListTables``): this process sends
 again from before it answers, so nothing changed after the answer goes untold. A lobby
 message heard from another process also sends it again.
+
+A process's lobby messages are numbered, and its answer carries the number of the last one
+it sent before it made the listing. The answer and the messages travel apart, so a change
+may be heard before the answer that is older than it: a table whose change was heard while
+the asking waited, numbered after that process's answer, keeps what the change said.
 """
 
 from __future__ import annotations
@@ -64,6 +69,9 @@ class LobbyLink:
         #: Times another process showed it listens: a message's "nobody else heard it"
         #: counts only if nobody showed so since it was sent.
         self._listeners = 0
+        #: For each :meth:`sync` under way: the tables whose changes were heard meanwhile,
+        #: with the process that told each last and its message's number.
+        self._heard_during: list[dict[str, tuple[str, int]]] = []
 
     async def start(self) -> None:
         self.lobby.teller = self
@@ -77,12 +85,13 @@ class LobbyLink:
     def unlisted(self, table_id: str) -> None:
         self._tell(Unlisted(self.cluster.process, table_id))
 
-    def listening(self) -> None:
+    def listening(self) -> int:
         """Another process listens (it asked for this one's tables, or told a change):
-        this process's lobby changes are sent again."""
+        this process's lobby changes are sent again. The number of the last one sent."""
         self._listeners += 1
         self.quiet = False
         self._lonely = None
+        return self._sent
 
     def _tell(self, message: Listed | Unlisted) -> None:
         if self.quiet:
@@ -110,8 +119,8 @@ class LobbyLink:
         except (BadMessage, ValueError) as exc:
             log.warning("a lobby message not understood: %s", exc)
             return
+        number = raw.get("n") if isinstance(raw, dict) else None
         if message.process == self.cluster.process:
-            number = raw.get("n") if isinstance(raw, dict) else None
             if isinstance(number, int):
                 self._echoed = max(self._echoed, number)
                 if self._lonely == (number, self._listeners):
@@ -119,6 +128,10 @@ class LobbyLink:
                     self._lonely = None
             return
         self.listening()
+        if isinstance(number, int):
+            table_id = str(message.summary["id"]) if isinstance(message, Listed) else message.table
+            for heard in self._heard_during:
+                heard[table_id] = (message.process, number)
         if isinstance(message, Listed):
             self.lobby.heard_listed(message.summary)
         else:
@@ -133,7 +146,22 @@ class LobbyLink:
             log.warning("listing the cluster's processes failed: %s", exc)
             return
         others = [p for p in processes if p != cluster.process]
+        heard: dict[str, tuple[str, int]] = {}
+        self._heard_during.append(heard)
+        try:
+            summaries, told = await self._ask(others)
+        finally:
+            self._heard_during.remove(heard)
+        # A change heard meanwhile that its process sent after it answered is newer than
+        # the answer; one from a process that gave no number is not known to be.
+        newer = {t for t, (p, n) in heard.items() if p in told and n > told[p]}
+        self.lobby.replace_remote(summaries, set(self.tables.live), newer)
+
+    async def _ask(self, others: list[str]) -> tuple[list[dict[str, JSON]], dict[str, int]]:
+        """The open tables of ``others``, and the number each gave its listing."""
+        cluster = self.cluster
         summaries: list[dict[str, JSON]] = []
+        told: dict[str, int] = {}
         # After Redis came back the others may not be back on it yet: a process that did
         # not answer is asked again, since it tells nothing more while it believes itself
         # alone (its quiet lobby, above).
@@ -149,9 +177,13 @@ class LobbyLink:
                 if isinstance(answer, BaseException):
                     log.info("process %s did not list its tables: %s", process, answer)
                     unanswered.append(process)
-                elif isinstance(answer, list):
-                    summaries += [s for s in answer if isinstance(s, dict)]
+                elif isinstance(answer, dict):
+                    tables, number = answer.get("tables"), answer.get("n")
+                    if isinstance(tables, list):
+                        summaries += [s for s in tables if isinstance(s, dict)]
+                    if isinstance(number, int):
+                        told[process] = number
             others = unanswered
             if not others:
                 break
-        self.lobby.replace_remote(summaries, set(self.tables.live))
+        return summaries, told

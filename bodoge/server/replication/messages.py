@@ -5,7 +5,8 @@ Two kinds travel over the bus (``bodoge.cluster.bus``):
 * **Calls** to the process that runs a table (``Bus.request``): :class:`RunCommand`,
   :class:`RunRematch`, :class:`Watch`, :class:`Create`, :class:`ListTables`; their answers
   :class:`CommandDone` and :class:`RematchDone` (a watch is answered with the table's facts,
-  a listing with summaries, a creation with the owner's load).
+  a listing with summaries and the number of its process's last lobby message, a creation
+  with the owner's load).
 * **Publications** of an owner on its table's channel: a :class:`Publication` carrying one of
   :class:`MovePublished`, :class:`ChatPublished`, :class:`FactsPublished`,
   :class:`RemovedPublished`; and on the lobby's channel, :class:`Listed` and :class:`Unlisted`.

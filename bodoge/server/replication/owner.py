@@ -59,8 +59,9 @@ class OwnerEnd:
             ListTables: self._list,
         }
         #: Told when another process asks for this one's open tables (it listens to the
-        #: lobby's channel from then on): the lobby's link sends changes again.
-        self.lobby_asked: Callable[[], None] | None = None
+        #: lobby's channel from then on): the lobby's link sends changes again, and says the
+        #: number of its last lobby message (the listing is as of then).
+        self.lobby_asked: Callable[[], int] | None = None
 
     def start(self) -> None:
         self.cluster.bus.serve(self.serve)
@@ -144,9 +145,10 @@ class OwnerEnd:
         return {"table": record.id, "load": len(self.cluster.ownership.held)}
 
     async def _list(self, call: ListTables) -> JSON:
-        if self.lobby_asked is not None:  # before the listing: no later change goes untold
-            self.lobby_asked()
-        return [t.summary() for t in self.tables.open_tables()]
+        # Before the listing: no later change goes untold, and each later one is numbered
+        # after the listing's number, so the asker knows a change it heard is newer.
+        told = self.lobby_asked() if self.lobby_asked is not None else 0
+        return {"n": told, "tables": [t.summary() for t in self.tables.open_tables()]}
 
     async def _forget_dead_processes(self) -> None:
         """The owner drops the presence of processes whose lease ran out (killed)."""

@@ -19,7 +19,7 @@ nothing), so a watcher's list is always one the lobby had.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Protocol
 
 from bodoge.core.values import JSON
@@ -124,10 +124,19 @@ class Lobby:
         self.remote.pop(table_id, None)
         self._note(table_id, None)
 
-    def replace_remote(self, summaries: Iterable[dict[str, JSON]], here: set[str]) -> None:
+    def replace_remote(
+        self,
+        summaries: Iterable[dict[str, JSON]],
+        here: set[str],
+        newer: Collection[str] = (),
+    ) -> None:
         """The other processes' open tables as they listed them just now (``here``: this
-        process's own): watchers hear of every difference."""
-        fresh = {str(s["id"]): s for s in summaries if str(s["id"]) not in here}
+        process's own; ``newer``: tables whose change heard since is newer than the listing,
+        kept as they are): watchers hear of every difference."""
+        fresh = {
+            str(s["id"]): s for s in summaries if str(s["id"]) not in here and s["id"] not in newer
+        }
+        fresh.update((t, self.remote[t]) for t in newer if t in self.remote and t not in here)
         for table_id in set(self.remote) - set(fresh):
             self._note(table_id, None)
         for table_id, summary in fresh.items():
