@@ -70,6 +70,11 @@ UNLIMITED = (
     "--tables-per-hour",
     "--uploads-per-hour",
 )
+#: The server's own background work that the bench turns off (0), where the server has it:
+#: a first start makes puzzles with the solver in a thread — some 30 s of a core and tens of
+#: MiB of numpy arrays, gone once made but leaving the allocator's heap grown — which would
+#: be counted as the players' CPU and memory (a bench's store is always new).
+BACKGROUND = ("--initial-puzzles",)
 
 
 def serve_command(data: Path, help_text: str) -> list[str]:
@@ -82,7 +87,7 @@ def serve_command(data: Path, help_text: str) -> list[str]:
     command += ["--bot-workers", "0"]
     # Every client of the bench comes from this machine's address, and makes a player and
     # tables faster than a person would: no cap or quota of an address or a player applies.
-    for flag in UNLIMITED:
+    for flag in UNLIMITED + BACKGROUND:
         if flag in help_text:
             command += [flag, "0"]
     return command

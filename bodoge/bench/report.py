@@ -281,7 +281,8 @@ def report(outcome: Outcome, indent: str = "  ") -> None:
         )
         lines.append(
             f"server memory: peak (VmHWM) {outcome.peak_kib / 1024:.0f} MiB, "
-            f"now {outcome.rss_kib / 1024:.0f} MiB"
+            f"{outcome.rss_kib / 1024:.0f} MiB with every client connected, "
+            f"{outcome.rss_end_kib / 1024:.0f} MiB once they hung up"
         )
         lines += _memory_lines(outcome, sum(s.clients for s in stats))
     if outcome.nginx_pid:

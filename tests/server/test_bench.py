@@ -110,6 +110,14 @@ def test_an_older_server_is_started_without_the_flags_it_lacks() -> None:
     assert "--max-connections-per-address" not in older
 
 
+def test_the_server_benched_makes_no_puzzles_of_its_own() -> None:
+    # A bench's store is always new: a first start would make puzzles in the background and
+    # their CPU and memory would be counted as the players'.
+    command = serve_command(Path("/tmp/data"), "  --initial-puzzles N  on a first start ...")
+    assert command[command.index("--initial-puzzles") + 1] == "0"
+    assert "--initial-puzzles" not in serve_command(Path("/tmp/data"), "  --bot-workers N")
+
+
 def test_a_tree_without_bodoge_is_refused(tmp_path: Path) -> None:
     assert tree_error(ROOT) is None
     error = tree_error(tmp_path)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
+import threading
 import time
 import types
 
@@ -81,6 +82,32 @@ def test_only_the_last_stalls_are_kept() -> None:
     stalls = watch.to_json()["stalls"]
     assert len(stalls) == KEPT
     assert min(s[1] for s in stalls) > STALL_SECONDS * 1e3 + 9 / 1e3  # the first ten are gone
+
+
+def test_the_places_are_read_while_the_sampling_thread_counts_new_ones() -> None:
+    # GET /api/stats reads the places on the loop while the watch's thread adds new ones:
+    # read as they changed, a place added between two steps of the read failed the request.
+    watch = LoopWatch()
+    watch.places.update({f"bodoge.x:{i}": 1 for i in range(20_000)})
+    stop = threading.Event()
+
+    def count() -> None:
+        for i in range(200_000):
+            if stop.is_set():
+                return
+            watch.places[f"bodoge.y:{i}"] += 1
+
+    counter = threading.Thread(target=count)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    counter.start()
+    try:
+        while counter.is_alive():
+            assert len(watch.to_json()["stalled_in"]) == 12
+    finally:
+        stop.set()
+        counter.join()
+        sys.setswitchinterval(interval)
 
 
 async def test_a_busy_loop_is_its_own_work_and_a_blocked_one_is_not() -> None:

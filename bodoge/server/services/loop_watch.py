@@ -190,7 +190,10 @@ class LoopWatch:
             "stalls": [
                 [round(at, 3), *(round(x * 1e3, 3) for x in parts)] for at, *parts in self.stalls
             ],
-            "stalled_in": [[where, n] for where, n in self.places.most_common(PLACES)],
+            # A copy made in one step (the sampling thread may be counting a new place).
+            "stalled_in": [
+                [where, n] for where, n in Counter(dict.copy(self.places)).most_common(PLACES)
+            ],
         }
 
 
