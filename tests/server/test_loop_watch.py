@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
+import tempfile
 import threading
 import time
-import types
 
 import httpx
 
@@ -17,7 +17,9 @@ from bodoge.server.services.loop_watch import (
     LAG_BOUNDS_MS,
     STALL_SECONDS,
     LoopWatch,
+    frame_lines,
     place,
+    stack_of,
 )
 from tests.support.live_server import LiveServer
 
@@ -136,16 +138,36 @@ async def test_a_busy_loop_is_its_own_work_and_a_blocked_one_is_not() -> None:
 
 def test_a_place_is_bodoges_innermost_lines() -> None:
     def inner() -> str:
-        return place(sys._getframe())
+        return place(frame_lines(sys._getframe()))
 
     where = inner()  # test code: only the innermost line, then bodoge's (none here)
     assert re.fullmatch(r"test_loop_watch\.py:\d+", where), where
     from bodoge.core import values  # any module of bodoge
 
-    frame = types.SimpleNamespace(
-        f_code=types.SimpleNamespace(co_filename=values.__file__), f_lineno=7, f_back=None
-    )
-    assert place(frame) == "bodoge.core.values:7"  # type: ignore[arg-type]
+    assert place([(values.__file__, 7)]) == "bodoge.core.values:7"
+
+
+def test_another_threads_stack_is_read_in_one_call() -> None:
+    """The sampling thread reads the main thread's stack through faulthandler, as the
+    interpreter keeps it, never by walking its frame objects."""
+    ready, done = threading.Event(), threading.Event()
+
+    def waiting_here() -> None:
+        ready.set()
+        done.wait(10)
+
+    worker = threading.Thread(target=waiting_here)
+    worker.start()
+    try:
+        ready.wait(10)
+        with tempfile.TemporaryFile("w+") as scratch:
+            stack = stack_of(worker.ident or 0, scratch)
+            assert stack_of(-1, scratch) == []
+    finally:
+        done.set()
+        worker.join()
+    assert any(path == __file__ for path, _ in stack), stack
+    assert place(stack).startswith("threading.py:"), place(stack)
 
 
 async def test_the_stats_show_the_loop(live_server: LiveServer) -> None:

@@ -23,20 +23,27 @@ And *where*: while a tick is overdue by a stall's length, a thread of the watch 
 the main thread is running, every :data:`SAMPLE_SECONDS`, and counts the place — the
 innermost lines of bodoge's own code on its stack — so a callback that holds the loop names
 itself (``stalled_in``).  The thread only reads a clock between looks; it takes a stack only
-during a stall.
+during a stall, and takes it with :func:`faulthandler.dump_traceback`: one C call that reads
+the interpreter's own frames while it holds the GIL.  Walking the main thread's frame objects
+from Python (``sys._current_frames()``, then ``f_back``) lets the GIL pass between two steps,
+and on Python 3.11 a frame popped meanwhile was once read as another object (a ``cell``),
+after which the server stopped answering.
 """
 
 from __future__ import annotations
 
 import asyncio
-import sys
+import faulthandler
+import re
+import tempfile
 import threading
 import time
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import FrameType
+from typing import IO
 
 from bodoge.core.values import JSON
 from bodoge.server.runtime.stats import GC, uptime
@@ -134,13 +141,13 @@ class LoopWatch:
 
     def _sample(self, main: int) -> None:
         overdue = self.tick + STALL_SECONDS
-        while not self._stopped.wait(SAMPLE_SECONDS):
-            if time.perf_counter() - self._beat < overdue:
-                continue
-            frame = sys._current_frames().get(main)
-            if frame is not None:
-                self.places[place(frame)] += 1
-            del frame
+        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as scratch:
+            while not self._stopped.wait(SAMPLE_SECONDS):
+                if time.perf_counter() - self._beat < overdue:
+                    continue
+                lines = stack_of(main, scratch)
+                if lines:
+                    self.places[place(lines)] += 1
 
     def _read(self) -> tuple[float, float, float, float]:
         clock, cpu, queued, collected = self._clocks
@@ -197,26 +204,64 @@ class LoopWatch:
         }
 
 
-def place(frame: FrameType | None) -> str:
+_THREAD = re.compile(r"^(?:Current thread|Thread) (0x[0-9a-f]+)")
+_LINE = re.compile(r'^  File "(.*)", line (\d+)')
+
+
+def stack_of(thread: int, scratch: IO[str]) -> list[tuple[str, int]]:
+    """The ``(file, line)`` pairs on ``thread``'s stack, innermost first, read by
+    :func:`faulthandler.dump_traceback` into ``scratch`` (a file the caller keeps).
+
+    >>> import threading, tempfile
+    >>> with tempfile.TemporaryFile("w+") as scratch:
+    ...     stack = stack_of(threading.get_ident(), scratch)
+    >>> stack[0][0] == __file__, any(path.startswith("<doctest") for path, _ in stack)
+    (True, True)
+    """
+    scratch.seek(0)
+    scratch.truncate()
+    faulthandler.dump_traceback(scratch, all_threads=True)
+    scratch.seek(0)
+    found: list[tuple[str, int]] = []
+    mine = False
+    for text in scratch:
+        head = _THREAD.match(text)
+        if head is not None:
+            if mine:
+                break
+            mine = int(head[1], 16) == thread
+        elif mine and (line := _LINE.match(text)) is not None:
+            found.append((line[1], int(line[2])))
+    return found
+
+
+def frame_lines(frame: FrameType | None) -> Iterator[tuple[str, int]]:
+    """The ``(file, line)`` pairs from ``frame`` outwards (the calling thread's own)."""
+    while frame is not None:
+        yield frame.f_code.co_filename, frame.f_lineno
+        frame = frame.f_back
+
+
+def place(stack: Iterable[tuple[str, int]]) -> str:
     """Where a thread is: the innermost :data:`DEPTH` lines of bodoge's code on its stack
     (``module:line``, innermost first), after the innermost line of all if that is not
     bodoge's (a library's call, a system call).
 
     >>> import inspect
-    >>> place(inspect.currentframe()).startswith("<doctest")
+    >>> place(frame_lines(inspect.currentframe())).startswith("<doctest")
     True
     """
     lines: list[str] = []
     first = True
-    while frame is not None and len(lines) < DEPTH:
-        path = frame.f_code.co_filename
+    for path, number in stack:
+        if len(lines) >= DEPTH:
+            break
         if "/bodoge/" in path:
             module = path[path.rindex("/bodoge/") + 1 :].removesuffix(".py").replace("/", ".")
-            lines.append(f"{module}:{frame.f_lineno}")
+            lines.append(f"{module}:{number}")
         elif first:
-            lines.append(f"{path.rsplit('/', 1)[-1]}:{frame.f_lineno}")
+            lines.append(f"{path.rsplit('/', 1)[-1]}:{number}")
         first = False
-        frame = frame.f_back
     return " < ".join(lines)
 
 
