@@ -13,6 +13,10 @@ from hypothesis import settings
 from tests.support import http_schema, schema
 from tests.support.live_server import LiveServer
 
+#: Fixtures offered to every test: the SMTP server, the push endpoint and the turn-based
+#: servers of tests/support/turn_play.py.
+pytest_plugins = ["tests.support.turn_play"]
+
 # Property tests draw the same examples on every run and never fail on time: CI shares two
 # cores with browsers and servers, so a deadline would fail a test for the machine's load,
 # and a random draw would make a red run impossible to reproduce.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -19,15 +19,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bodoge.server.runtime.turns import DAY
 from bodoge.store import NotifySettings, open_store
 from tests.cluster.test_processes import engine, make_process  # noqa: F401
-from tests.server.notify_parts import SmtpServer
 from tests.server.tagiron_play import random_move
 from tests.support.client import Client
-
-
-@pytest.fixture
-def smtp() -> Iterator[SmtpServer]:
-    with SmtpServer() as server:
-        yield server
+from tests.support.turn_play import SmtpServer
 
 
 def mails_to(smtp: SmtpServer, address: str) -> list[Any]:

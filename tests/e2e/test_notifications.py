@@ -16,14 +16,14 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
 from tests.e2e import ui
 from tests.e2e.conftest import DESKTOP
-from tests.server.notify_parts import SmtpServer, parts
 from tests.support.live_server import DEFAULT_ARGS, LiveServer
+from tests.support.turn_play import SmtpServer, parts
 
 NOTIFICATIONS_JS = """async () => {
   const reg = await navigator.serviceWorker.ready;
@@ -140,12 +140,6 @@ def test_the_shell_opens_from_the_worker_when_the_server_is_slow(
         page.wait_for_selector("[data-testid=me]")  # type: ignore[attr-defined]
     finally:
         context.set_offline(False)
-
-
-@pytest.fixture
-def smtp() -> Iterator[SmtpServer]:
-    with SmtpServer() as server:
-        yield server
 
 
 @pytest.mark.parametrize("lang", ["ja", "en"])

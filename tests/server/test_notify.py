@@ -10,7 +10,7 @@ import asyncio
 import base64
 import json
 import ssl
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from ipaddress import IPv4Address
 from pathlib import Path
@@ -32,7 +32,8 @@ from bodoge.server.services.mail import Mail, Mailer, SmtpSettings, permanent
 from bodoge.server.services.notify import Notifier, NotifyTimes
 from bodoge.store import NotifySettings, PlayerRecord, open_store, sqlite_url
 from bodoge.store.sql import SqlStore
-from tests.server.notify_parts import (
+from tests.support.databases import PG_ADMIN, own_database, require
+from tests.support.turn_play import (
     BrowserKeys,
     Clock,
     MailSink,
@@ -41,23 +42,10 @@ from tests.server.notify_parts import (
     free_port,
     parts,
 )
-from tests.support.databases import PG_ADMIN, own_database, require
 
 TITLES = {game_id: game.title for game_id, game in registry().items()}
 SITE = "https://games.example.org"
 GRACE = 30
-
-
-@pytest.fixture
-def smtp() -> Iterator[SmtpServer]:
-    with SmtpServer() as server:
-        yield server
-
-
-@pytest.fixture
-def push() -> Iterator[PushService]:
-    with PushService() as service:
-        yield service
 
 
 @pytest.fixture

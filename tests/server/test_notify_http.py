@@ -9,7 +9,7 @@ import io
 import json
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from urllib.parse import urlsplit
 
 import httpx
@@ -20,21 +20,15 @@ from bodoge.games import registry
 from bodoge.server.services.mail import Mailer, SmtpSettings
 from bodoge.server.services.notify import Notifier, NotifyTimes
 from bodoge.store import open_store, sqlite_url
-from tests.server.notify_parts import BrowserKeys, SmtpServer, parts
 from tests.support.client import Client
 from tests.support.live_server import DEFAULT_ARGS, LiveServer
+from tests.support.turn_play import BrowserKeys, SmtpServer, parts
 
 PASSWORD = "correct horse battery"
 
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
-
-
-@pytest.fixture
-def smtp() -> Iterator[SmtpServer]:
-    with SmtpServer() as server:
-        yield server
 
 
 @pytest.fixture

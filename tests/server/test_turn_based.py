@@ -9,196 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from starlette.applications import Starlette
 
-from bodoge.core.game import Game
 from bodoge.core.values import JSON
-from bodoge.games.illustori.game import IllustoriGame
-from bodoge.games.tagiron.game import TagironGame
-from bodoge.server.edge.turns_api import turn_routes
-from bodoge.server.runtime.clock import ManualClock, SystemClock, use_clock
-from bodoge.server.runtime.config import Quotas, ServerConfig
+from bodoge.server.runtime.config import Quotas
 from bodoge.server.runtime.table import LiveTable
 from bodoge.server.runtime.turns import DAY, HOUR
-from bodoge.server.wiring import Server
-from bodoge.store import sqlite_url
 from tests.server.test_tables import Tab
-
-ORIGIN = "http://testserver"
-GAMES: dict[str, Game[Any, Any, Any]] = {"tagiron": TagironGame(), "illustori": IllustoriGame()}
-
-
-class Recorder:
-    """A :class:`~bodoge.server.runtime.notify.TurnNotifier` that notes every call."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[Any, ...]] = []
-
-    async def your_turn(
-        self, player_id: str, table_id: str, game: str, deadline: int, after: int | None = None
-    ) -> None:
-        # A turn begun during a vacation also notes when the vacation ends.
-        extra = () if after is None else (after,)
-        self.calls.append(("your_turn", player_id, table_id, game, deadline, *extra))
-
-    async def game_ended(self, player_id: str, table_id: str, game: str, place: int | None) -> None:
-        self.calls.append(("game_ended", player_id, table_id, game, place))
-
-    async def invited(self, player_id: str, table_id: str, game: str, by: str) -> None:
-        self.calls.append(("invited", player_id, table_id, game, by))
-
-    def of(self, kind: str) -> list[tuple[Any, ...]]:
-        return [c for c in self.calls if c[0] == kind]
-
-
-class Thinking:
-    """The bots' port, counting the moves being worked out (a test waits for them)."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.busy = 0
-
-    async def act(self, *args: Any, **kwargs: Any) -> Any:
-        self.busy += 1
-        try:
-            return await self.inner.act(*args, **kwargs)
-        finally:
-            self.busy -= 1
-
-
-class World:
-    """Servers on one data folder and one simulated clock; a restart keeps both."""
-
-    def __init__(self, tmp_path: Path, **config: Any) -> None:
-        self.clock = ManualClock(start_ms=1_800_000_000_000)
-        self.tmp_path = tmp_path
-        self.config = config
-        self.server: Server | None = None
-        self.notes = Recorder()
-
-    async def start(self) -> Server:
-        config = ServerConfig(
-            db_url=sqlite_url(self.tmp_path),
-            bot_workers=0,
-            clock=self.clock,
-            games=GAMES,
-            **self.config,
-        )
-        self.server = Server(config)
-        await self.server.start()
-        self.server.tables.notifier = self.notes
-        self.thinking = Thinking(self.server.tables.bots)
-        self.server.tables.bots = self.thinking
-        return self.server
-
-    async def quiet(self) -> None:
-        """Until nothing is left to do now: no bot computing a move, no command queued."""
-        calm = 0
-        for _ in range(2000):
-            await asyncio.sleep(0.005)
-            busy = self.thinking.busy or any(t.at_work for t in self.s.tables.live.values())
-            calm = 0 if busy else calm + 1
-            if calm >= 3:
-                return
-        raise AssertionError("the server never went quiet")
-
-    async def restart(self) -> Server:
-        assert self.server is not None
-        await self.server.stop()
-        return await self.start()
-
-    @property
-    def s(self) -> Server:
-        assert self.server is not None
-        return self.server
-
-    def table(self, table_id: str) -> LiveTable:
-        return self.s.tables.live[table_id]
-
-    def http(self) -> httpx.AsyncClient:
-        app = Starlette(routes=turn_routes(self.s))
-        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=ORIGIN)
-
-    async def get(self, token: str, path: str) -> Any:
-        async with self.http() as http:
-            answer = await http.get(path, headers={"Authorization": f"Bearer {token}"})
-        assert answer.status_code == 200, answer.text
-        return answer.json()
-
-    async def send(self, method: str, token: str, path: str, **body: JSON) -> httpx.Response:
-        async with self.http() as http:
-            return await http.request(
-                method,
-                path,
-                headers={"Authorization": f"Bearer {token}"},
-                **({"json": body} if body else {}),
-            )
-
-
-@pytest.fixture
-async def make_world(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
-    worlds: list[World] = []
-
-    async def make(**config: Any) -> World:
-        world = World(tmp_path, **config)
-        await world.start()
-        worlds.append(world)
-        return world
-
-    yield make
-    for world in worlds:
-        if world.server is not None:
-            await world.server.stop()
-    use_clock(SystemClock())
-
-
-async def people(world: World, count: int) -> list[Tab]:
-    tabs = []
-    for i in range(count):
-        tab = Tab(world.s)
-        hello = await tab.ok("hello", name=f"p{i}")
-        tab.player = {**hello["player"], "token": hello["token"]}
-        tabs.append(tab)
-    return tabs
-
-
-async def back(world: World, tabs: list[Tab]) -> list[Tab]:
-    """The same people, connected again to a restarted server."""
-    again = []
-    for old in tabs:
-        tab = Tab(world.s)
-        await tab.ok("hello", token=old.player["token"])
-        tab.player = old.player
-        again.append(tab)
-    return again
-
-
-async def turn_table(
-    world: World,
-    tabs: list[Tab],
-    game: str,
-    players: int,
-    move_seconds: int = DAY,
-    bots: list[dict[str, JSON]] | None = None,
-) -> str:
-    created = await tabs[0].ok(
-        "table.create",
-        game=game,
-        options={"players": players},
-        settings={"turn_based": move_seconds},
-        bots=bots or [],
-    )
-    table = created["table"]
-    for tab in tabs[1:]:
-        await tab.ok("table.join", table=table)
-    await tabs[0].ok("table.start", table=table)
-    return table
+from tests.support.turn_play import Recorder, World, back, people, settle, turn_table
 
 
 def view_of(world: World, table: str, seat: int) -> dict[str, JSON]:
@@ -213,10 +33,6 @@ async def play_for(world: World, tab: Tab, table: str, seat: int, rng: random.Ra
     assert move is not None
     reply = await tab.ok("move", table=table, move=t.game.move_to_json(move))
     return int(reply["n"])
-
-
-async def settle(world: World, seconds: float = 0.0) -> None:
-    await world.clock.run_for(seconds, world.quiet)
 
 
 def awaited_people(world: World, table: str, tabs: list[Tab]) -> list[int]:
@@ -596,3 +412,4 @@ async def test_a_failing_notifier_holds_up_no_move(make_world: Any) -> None:
         (seat,) = awaited_people(world, table, [ann, bob])
         await play_for(world, [ann, bob][seat], table, seat, rng)
     assert world.table(table).n == 4
+

@@ -12,53 +12,36 @@ restart; the game's end is told to everyone.
 
 from __future__ import annotations
 
-import asyncio
 import random
 import re
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
 import pytest
 import sqlalchemy as sa
-from starlette.applications import Starlette
 
 from bodoge.core.errors import GameError
-from bodoge.server.edge.account_api import account_routes
-from bodoge.server.edge.notify_api import notify_routes
-from bodoge.server.edge.turns_api import turn_routes
-from bodoge.server.runtime.clock import SystemClock, use_clock
 from bodoge.server.runtime.turns import DAY, HOUR
-from bodoge.server.wiring import Server
-from tests.server.notify_parts import BrowserKeys, PushService, SmtpServer, parts
 from tests.server.test_tables import Tab
-from tests.server.test_turn_based import GAMES, ORIGIN, World, back, people, turn_table
+from tests.support.turn_play import (
+    GRACE,
+    SITE,
+    SUBJECTS,
+    TITLES,
+    BrowserKeys,
+    Mailed,
+    PushService,
+    back,
+    parts,
+    people,
+    settle,
+    turn_table,
+    until,
+)
 
-GRACE = 30
-SITE = "https://games.example.org"
 PASSWORD = "correct horse battery"
-TITLES = {g: game.title for g, game in GAMES.items()}
-SUBJECTS = {
-    ("ja", "turn"): "{game}であなたの番です",
-    ("en", "turn"): "Your turn in {game}",
-    ("ja", "ended"): "{game}の対局が終わりました",
-    ("en", "ended"): "Your game of {game} has ended",
-}
-
-
-@pytest.fixture
-def smtp() -> Iterator[SmtpServer]:
-    with SmtpServer() as server:
-        yield server
-
-
-@pytest.fixture
-def push() -> Iterator[PushService]:
-    with PushService() as service:
-        yield service
 
 
 class Person:
@@ -73,103 +56,6 @@ class Person:
     @property
     def token(self) -> str:
         return str(self.tab.player["token"])
-
-
-class Mailed(World):
-    """A :class:`World` whose tables tell the server's own notifier (not a recorder)."""
-
-    def __init__(self, tmp_path: Path, smtp: SmtpServer, **config: Any) -> None:
-        super().__init__(
-            tmp_path,
-            smtp_url=smtp.url,
-            site_url=SITE,
-            notify_grace_seconds=GRACE,
-            # Only the simulated clock's wake-ups may send in time: a poll would hide a
-            # notifier that waits on the machine's clock.
-            notify_poll_seconds=3600,
-            **config,
-        )
-        self.smtp = smtp
-        #: Fails the notifier's next outbox write (a process dying between a move and its
-        #: notification, as far as the notification goes).
-        self.lose_next = False
-
-    async def start(self) -> Server:
-        server = await super().start()
-        server.tables.notifier = server.notifier
-        server.notifier.local_push = True  # the push endpoint is on this machine
-        store, world = server.notifier.store, self
-
-        class Losing:
-            def __getattr__(self, name: str) -> Any:
-                return getattr(store, name)
-
-            async def enqueue(self, items: Any) -> int:
-                if world.lose_next:
-                    world.lose_next = False
-                    raise ConnectionError("the process died before its notification")
-                return await store.enqueue(items)
-
-        server.notifier.store = Losing()  # type: ignore[assignment]
-        return server
-
-    def app(self) -> httpx.AsyncClient:
-        s = self.s
-        app = Starlette(routes=[*account_routes(s), *notify_routes(s), *turn_routes(s)])
-        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=ORIGIN)
-
-    async def outbox(self) -> list[dict[str, Any]]:
-        engine = self.s.store.engine  # type: ignore[attr-defined]
-        async with engine.connect() as conn:
-            rows = await conn.execute(
-                sa.text("SELECT key, player, channel, kind, sent_at, error FROM notify_outbox")
-            )
-            return [dict(r._mapping) for r in rows]
-
-    def mails(self, to: str, kind: str = "turn") -> list[Any]:
-        found = []
-        for m in self.smtp.sink.messages:
-            if m["To"] != to:
-                continue
-            subject = str(m["Subject"])
-            if any(
-                subject == text.format(game=t)
-                for (_, k), text in SUBJECTS.items()
-                if k == kind
-                for titles in TITLES.values()
-                for t in titles.values()
-            ):
-                found.append(m)
-        return found
-
-
-@pytest.fixture
-async def make_mailed(tmp_path: Path, smtp: SmtpServer) -> AsyncIterator[Callable[..., Any]]:
-    worlds: list[Mailed] = []
-
-    async def make(**config: Any) -> Mailed:
-        world = Mailed(tmp_path, smtp, **config)
-        await world.start()
-        worlds.append(world)
-        return world
-
-    yield make
-    for world in worlds:
-        if world.server is not None:
-            await world.server.stop()
-    use_clock(SystemClock())
-
-
-async def until(check: Callable[[], Any], what: str, timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not await check():
-        assert loop.time() < end, what
-        await asyncio.sleep(0.01)
-
-
-async def settle(world: Mailed, seconds: float) -> None:
-    await world.clock.run_for(seconds, world.quiet)
 
 
 async def accounts(world: Mailed, langs: list[str], push: PushService, pushed: int) -> list[Person]:
