@@ -340,6 +340,39 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         " moves it on, and Web Push may go to loopback endpoints; only on a loopback --host"
         " (docs/deploy.md)",
     )
+    config_defaults = ServerConfig(db_url="")
+    parser.add_argument(
+        "--absent-after-timeouts",
+        type=at_least_one,
+        default=config_defaults.absent_after_timeouts,
+        metavar="N",
+        help="turn-based play: a person whose last N turns in a row ran out is absent (the"
+        " stand-in plays their turns at once until they move again; default %(default)s)",
+    )
+    parser.add_argument(
+        "--absent-after-days",
+        type=positive_days,
+        default=config_defaults.absent_after_seconds / DAY,
+        metavar="DAYS",
+        help="turn-based play: a person who ran out of time and made no move of their own for"
+        " DAYS is absent too (default %(default)g)",
+    )
+    parser.add_argument(
+        "--turn-abandon-days",
+        type=positive_days,
+        default=config_defaults.turn_abandon_seconds / DAY,
+        metavar="DAYS",
+        help="a turn-based game no person has moved at for DAYS ends as abandoned"
+        " (default %(default)g)",
+    )
+    parser.add_argument(
+        "--vacation-days",
+        type=vacation_days,
+        default=config_defaults.vacation_days_per_year,
+        metavar="DAYS",
+        help="days of vacation from turn-based games a person may take a calendar year"
+        " (0: no vacations; default %(default)s)",
+    )
     parser.add_argument("--log-level", default="warning", help="uvicorn's log level")
     parser.set_defaults(func=serve)
 
@@ -438,6 +471,44 @@ def positive_days(text: str) -> float:
     return days
 
 
+def at_least_one(text: str) -> int:
+    """A whole number of 1 or more.
+
+    >>> at_least_one("3")
+    3
+    >>> at_least_one("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: a whole number of 1 or more: '0'
+    """
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"a whole number of 1 or more: {text!r}")
+    return n
+
+
+def vacation_days(text: str) -> int:
+    """Whole days of vacation a year: 0 to 366.
+
+    >>> vacation_days("0"), vacation_days("45")
+    (0, 45)
+    >>> vacation_days("400")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: whole days a year, 0-366: '400'
+    """
+    try:
+        days = int(text)
+    except ValueError:
+        days = -1
+    if not 0 <= days <= 366:
+        raise argparse.ArgumentTypeError(f"whole days a year, 0-366: {text!r}")
+    return days
+
+
 def proxy_list(text: str) -> tuple[str, ...]:
     """The ``--trusted-proxies`` value: addresses and networks, each checked.
 
@@ -488,6 +559,16 @@ def quotas_of(args: argparse.Namespace) -> Quotas:
         deck_bytes_total=round(args.deck_mb_total * 2**20),
         deck_unused_seconds=args.deck_unused_days * DAY,
     )
+
+
+def turn_rules_of(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``ServerConfig`` fields of turn-based play's absence rules the options set."""
+    return {
+        "absent_after_timeouts": args.absent_after_timeouts,
+        "absent_after_seconds": args.absent_after_days * DAY,
+        "turn_abandon_seconds": args.turn_abandon_days * DAY,
+        "vacation_days_per_year": args.vacation_days,
+    }
 
 
 def default_data_dir() -> Path:
@@ -674,6 +755,7 @@ def serve(args: argparse.Namespace) -> int:
         notify_grace_seconds=args.notify_grace,
         clock=clock,
         test_hooks=clock is not None,
+        **turn_rules_of(args),
     )
     app = create_app(config, on_ready=ready)
     server = uvicorn.Server(

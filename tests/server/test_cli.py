@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+import httpx
 import platformdirs
+import pytest
 
 from bodoge.cli import build_parser
 from bodoge.server.cli import default_data_dir, serve
+from tests.support.client import Client
+from tests.support.live_server import DEFAULT_ARGS, LiveServer
 
 
 def test_serve_defaults() -> None:
@@ -75,3 +80,57 @@ def test_bodoge_nginx_prints_the_configuration_for_the_processes_named() -> None
     # The WebSocket's location alone takes the longer timeout; plain HTTP keeps 3 s.
     assert run.stdout.count("proxy_read_timeout 12s;") == 1
     assert run.stdout.count("proxy_read_timeout 3s;") == 2  # the site's /, the operator's
+
+
+def test_the_absence_rules_are_the_operators() -> None:
+    """``bodoge serve --absent-after-timeouts/--absent-after-days/--turn-abandon-days/
+    --vacation-days`` set turn-based play's rules; without them, the defaults of
+    ``ServerConfig`` (3 turns, 7 days, 14 days, 30 days a year)."""
+    from bodoge.server.cli import turn_rules_of
+    from bodoge.server.runtime.config import DAY, ServerConfig
+
+    plain = ServerConfig(db_url="x", **turn_rules_of(build_parser().parse_args(["serve"])))
+    assert plain == ServerConfig(db_url="x")
+    assert (
+        plain.absent_after_timeouts,
+        plain.absent_after_seconds,
+        plain.turn_abandon_seconds,
+        plain.vacation_days_per_year,
+    ) == (3, 7 * DAY, 14 * DAY, 30)
+    rules = ["--absent-after-timeouts", "5", "--absent-after-days", "2.5"]
+    rules += ["--turn-abandon-days", "30", "--vacation-days", "0"]
+    args = build_parser().parse_args(["serve", *rules])
+    chosen = ServerConfig(db_url="x", **turn_rules_of(args))
+    assert (
+        chosen.absent_after_timeouts,
+        chosen.absent_after_seconds,
+        chosen.turn_abandon_seconds,
+        chosen.vacation_days_per_year,
+    ) == (5, 2.5 * DAY, 30 * DAY, 0)
+    for bad in (
+        ["--absent-after-timeouts", "0"],
+        ["--absent-after-days", "0"],
+        ["--turn-abandon-days", "-1"],
+        ["--vacation-days", "367"],
+        ["--vacation-days", "1.5"],
+    ):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args(["serve", *bad])
+
+
+async def test_a_server_tells_its_vacation_days_a_year(
+    make_live_server: Callable[..., LiveServer],
+) -> None:
+    """The option reaches the running server: the vacation page is told its days a year."""
+    server = make_live_server(args=[*DEFAULT_ARGS, "--vacation-days", "12"])
+    ann = await Client.connect(server.ws_url, "Ann")
+    try:
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
+            auth = {"Authorization": f"Bearer {ann.token}"}
+            found = await http.get("/api/players/me/vacation", headers=auth)
+            assert found.json() == {"until": None, "days_left": 12, "days_per_year": 12}
+            refused = await http.post("/api/players/me/vacation", json={"days": 13}, headers=auth)
+            assert refused.status_code == 400
+            assert refused.json()["error"]["code"] == "bad_vacation"
+    finally:
+        await ann.close()

@@ -413,3 +413,128 @@ async def test_a_failing_notifier_holds_up_no_move(make_world: Any) -> None:
         await play_for(world, [ann, bob][seat], table, seat, rng)
     assert world.table(table).n == 4
 
+# --- the operator's absence rules (ServerConfig; bodoge serve --absent-after-… options) ---
+
+
+def told_to(world: World, tab: Tab) -> int:
+    return len([c for c in world.notes.of("your_turn") if c[1] == tab.player["id"]])
+
+
+async def test_absent_after_one_turn_run_out_when_the_operator_says_so(make_world: Any) -> None:
+    """``absent_after_timeouts=1``: a single turn run out makes a person absent (the default
+    needs three): their next turn is played by the stand-in at once, untold."""
+    world = await make_world(absent_after_timeouts=1)
+    ann, bob = await people(world, 2)
+    table = await turn_table(world, [ann, bob], "tagiron", 2, HOUR)
+    rng = random.Random(11)
+    t = world.table(table)
+    if 0 in t.game.to_act(t.state):
+        await play_for(world, ann, table, 0, rng)
+    assert world.table(table).deadlines.keys() == {1}
+    told = told_to(world, bob)
+    await settle(world, HOUR + 60)  # Bob's turn runs out once
+    t = world.table(table)
+    assert t.steps[-1].actor == "timeout" and t.steps[-1].seat == 1
+    await play_for(world, ann, table, 0, rng)
+    await settle(world, 1)
+    t = world.table(table)
+    assert t.steps[-1].actor == "timeout" and t.steps[-1].seat == 1, "played at once"
+    assert t.game.to_act(t.state) == {0}
+    assert told_to(world, bob) == told, "an absent person's turn is not told"
+    # He comes back: with the table open his turn has its whole time, and his move counts.
+    await bob.ok("table.open", table=table)
+    await play_for(world, ann, table, 0, rng)
+    assert world.table(table).deadlines[1] - world.clock.now_ms() == HOUR * 1000
+    await play_for(world, bob, table, 1, rng)
+    assert world.table(table).steps[-1].actor == "player"
+
+
+@pytest.mark.parametrize("away_days", [2, None])
+async def test_absent_after_days_away_when_the_operator_says_so(
+    make_world: Any, away_days: int | None
+) -> None:
+    """``absent_after_seconds`` of two days (no count of turns run out would do: 10): a
+    person who ran out of time and has made no move of their own for two days is absent;
+    with the default seven days the same person still gets their whole day."""
+    rules = {"absent_after_timeouts": 10}
+    if away_days is not None:
+        rules["absent_after_seconds"] = away_days * DAY
+    world = await make_world(**rules)
+    ann, bob = await people(world, 2)
+    table = await turn_table(world, [ann, bob], "tagiron", 2, DAY)
+    rng = random.Random(5)
+    t = world.table(table)
+    if 0 in t.game.to_act(t.state):
+        await play_for(world, ann, table, 0, rng)
+    # Bob's turns run out; Ann moves as soon as it is hers, until two days have passed
+    # since the game's first move (the days away count from there: Bob made none).
+    for _ in range(4):
+        await settle(world, DAY + 60)
+        await play_for(world, ann, table, 0, rng)
+        await settle(world, 1)
+        t = world.table(table)
+        if world.clock.now_ms() - t.steps[0].at >= 2 * DAY * 1000:
+            break
+    ran_out = [s.actor for s in t.steps if s.seat == 1]
+    assert "player" not in ran_out and len(ran_out) < 10
+    if away_days is None:  # seven days by default: his turn has its whole day
+        assert t.deadlines == {1: world.clock.now_ms() + DAY * 1000 - 1000}
+        assert t.steps[-1].seat == 0
+    else:  # away two days already: his turn is played at once
+        assert t.game.to_act(t.state) == {0} and t.steps[-1].actor == "timeout"
+        assert t.steps[-1].seat == 1 and t.steps[-1].at == world.clock.now_ms() - 1000
+
+
+async def test_a_turn_based_game_is_abandoned_after_the_operators_days(make_world: Any) -> None:
+    """``turn_abandon_seconds`` of three days (the default is fourteen)."""
+    world = await make_world(turn_abandon_seconds=3 * DAY)
+    ann, bob = await people(world, 2)
+    table = await turn_table(world, [ann, bob], "tagiron", 2, DAY)
+    for tab in (ann, bob):  # both away: nothing runs out, nobody moves
+        answer = await world.send("POST", tab.player["token"], "/api/players/me/vacation", days=5)
+        assert answer.status_code == 200
+    await settle(world, 3 * DAY - 60)
+    await world.s.tables.call(table, LiveTable.abandon)
+    assert world.table(table).status == "playing"
+    await settle(world, 120)
+    await world.s.tables.call(table, LiveTable.abandon)
+    assert world.table(table).ended == {
+        "places": [None, None],
+        "reason": "abandoned",
+        "winners": [],
+    }
+
+
+async def test_vacation_days_a_year_are_the_operators(make_world: Any) -> None:
+    """``vacation_days_per_year=5``: the page is told so, and the sixth day is refused."""
+    world = await make_world(vacation_days_per_year=5)
+    (ann,) = await people(world, 1)
+    token = ann.player["token"]
+    path = "/api/players/me/vacation"
+    assert await world.get(token, path) == {"until": None, "days_left": 5, "days_per_year": 5}
+    too_long = await world.send("POST", token, path, days=6)
+    assert too_long.status_code == 400 and "1-5 whole days" in too_long.text
+    ok = await world.send("POST", token, path, days=3)
+    assert ok.json()["days_left"] == 2 and ok.json()["days_per_year"] == 5
+    await settle(world, 3 * DAY + 60)
+    assert (await world.get(token, path))["until"] is None
+    refused = await world.send("POST", token, path, days=3)
+    assert refused.status_code == 400 and "1-2 whole days" in refused.text
+    assert (await world.send("POST", token, path, days=2)).status_code == 200
+    await settle(world, 2 * DAY + 60)
+    spent = await world.send("POST", token, path, days=1)
+    assert spent.status_code == 400 and "no vacation days are left" in spent.text
+    assert (await world.get(token, path))["days_left"] == 0
+
+
+async def test_no_vacations_when_the_operator_allows_none(make_world: Any) -> None:
+    world = await make_world(vacation_days_per_year=0)
+    (ann,) = await people(world, 1)
+    token = ann.player["token"]
+    answer = await world.send("POST", token, "/api/players/me/vacation", days=1)
+    assert answer.status_code == 400 and answer.json()["error"]["code"] == "bad_vacation"
+    assert await world.get(token, "/api/players/me/vacation") == {
+        "until": None,
+        "days_left": 0,
+        "days_per_year": 0,
+    }

@@ -20,7 +20,6 @@ from bodoge.core.values import JSON
 from bodoge.server.edge.account_api import Answer, Call, adapted, refused
 from bodoge.server.runtime.protocol import iso, now_ms
 from bodoge.server.runtime.turns import (
-    VACATION_DAYS_PER_YEAR,
     VacationRefused,
     days_left,
     vacation_after,
@@ -104,18 +103,19 @@ def _row(bundle: TableBundle, me: str, deadlines: dict[str, Any], now: int) -> d
     }
 
 
-def _vacation_json(found: VacationRecord | None, now: int) -> dict[str, JSON]:
+def _vacation_json(found: VacationRecord | None, now: int, per_year: int) -> dict[str, JSON]:
     running = found is not None and found.until is not None and found.until > now
     return {
         "until": iso(found.until) if running and found is not None else None,
-        "days_left": days_left(found, now),
-        "days_per_year": VACATION_DAYS_PER_YEAR,
+        "days_left": days_left(found, now, per_year),
+        "days_per_year": per_year,
     }
 
 
 async def vacation(call: Call) -> Answer:
     now = now_ms()
-    return _vacation_json(await call.server.store.vacation(call.me.id), now)
+    per_year = call.server.config.vacation_days_per_year
+    return _vacation_json(await call.server.store.vacation(call.me.id), now, per_year)
 
 
 async def begin_vacation(call: Call) -> Answer:
@@ -132,12 +132,13 @@ async def _change(call: Call, days: Any) -> Answer:
     now = now_ms()
     store = call.server.store
     found = await store.vacation(call.me.id)
+    per_year = call.server.config.vacation_days_per_year
     try:
-        changed = vacation_after(call.me.id, found, days, now)
+        changed = vacation_after(call.me.id, found, days, now, per_year)
     except VacationRefused as exc:
         raise refused(400, "bad_vacation", str(exc)) from None
     await store.set_vacation(changed)
     if days is None:
         # Turns that began during the vacation wait to be told at its end: that is now.
         await call.server.notifier.vacation_ended(call.me.id)
-    return _vacation_json(changed, now)
+    return _vacation_json(changed, now, per_year)

@@ -9,6 +9,12 @@ from typing import Any
 from bodoge.core.game import Game
 from bodoge.server.runtime.clock import Clock
 from bodoge.server.runtime.pace import DEFAULT_PACE, PACE_TABLE, Pace, fixed
+from bodoge.server.runtime.turns import (
+    ABANDON_AFTER_DAYS,
+    ABSENT_AFTER_DAYS,
+    ABSENT_AFTER_TIMEOUTS,
+    VACATION_DAYS_PER_YEAR,
+)
 
 
 @dataclass(frozen=True)
@@ -117,7 +123,15 @@ class ServerConfig:
     abandon_seconds: float = 86400.0
     #: Seconds a turn-based game may go without a move by any person before it ends as
     #: abandoned (nobody watching is no sign of that there: people come back days later).
-    turn_abandon_seconds: float = 14 * DAY
+    turn_abandon_seconds: float = ABANDON_AFTER_DAYS * DAY
+    #: When a person at a turn-based table is *absent* (the stand-in plays their turns at
+    #: once while they do not have the table open): after this many of their turns in a row
+    #: ran out, or once they ran out of time and made no move of their own for this many
+    #: seconds (bodoge/server/runtime/turns.py).
+    absent_after_timeouts: int = ABSENT_AFTER_TIMEOUTS
+    absent_after_seconds: float = ABSENT_AFTER_DAYS * DAY
+    #: Days of vacation from turn-based games a person may take in a calendar year (0: none).
+    vacation_days_per_year: int = VACATION_DAYS_PER_YEAR
     sweep_seconds: float = 60.0
     limits: Limits = field(default_factory=Limits)
     quotas: Quotas = field(default_factory=Quotas)

@@ -667,7 +667,7 @@ class LiveTable(ShownTable):
         begun = {seat for seat, at in deadlines.items() if old.get(seat) != at}
         if not begun:
             return deadlines, {}
-        absent = absent_seats(self.steps if steps is None else steps, self._humans(), now)
+        absent = self._absent(self.steps if steps is None else steps, self._humans(), now)
         players = {seat: self.seats[seat].player for seat in begun}
         away = await self.host.away_until([p for p in players.values() if p], now)
         notify: dict[Seat, tuple[int, int | None]] = {}
@@ -687,7 +687,18 @@ class LiveTable(ShownTable):
         if self.settings.turn_based is None or actor != "timeout" or self.status != "playing":
             return False
         humans = self._humans()
-        return bool(humans) and absent_seats(self.steps, humans, now_ms()) >= humans
+        return bool(humans) and self._absent(self.steps, humans, now_ms()) >= humans
+
+    def _absent(self, steps: Sequence[Step], humans: set[Seat], now: int) -> frozenset[Seat]:
+        """The absent seats, by the operator's rules (``ServerConfig.absent_after_*``)."""
+        config = self.host.config
+        return absent_seats(
+            steps,
+            humans,
+            now,
+            timeouts=config.absent_after_timeouts,
+            away_ms=round(config.absent_after_seconds * 1000),
+        )
 
     async def retell_turns(self) -> None:
         """Tell the notifier again of the turns running, as when they began: after a restart

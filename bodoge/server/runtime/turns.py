@@ -12,17 +12,22 @@ the ones every move stores (so they survive restarts) — plus the rules here, p
   would run (``Game.contested``) is held for a whole move's time after the last move;
 * **a late move** is played by the stand-in (the table's ``timeout_bot``, through
   ``Game.stand_in``: it wins nothing the person did not) as in real time;
-* **absent**: a person whose last :data:`ABSENT_AFTER_TIMEOUTS` turns in a row all ran out,
-  or who has not moved for :data:`ABSENT_AFTER_DAYS` days and ran out of time since, is
-  *absent* (:func:`absent_seats`): while they do not have the table open, each of their
-  turns is played by the stand-in at once, so that the others do not wait days for nobody.
-  A move of their own makes them present again.  When every person at a table is absent,
-  the game ends as abandoned (nobody placed, no rating change);
+* **absent**: a person whose last ``ServerConfig.absent_after_timeouts`` (3) turns in a row
+  all ran out, or who has not moved for ``ServerConfig.absent_after_seconds`` (7 days) and
+  ran out of time since, is *absent* (:func:`absent_seats`): while they do not have the
+  table open, each of their turns is played by the stand-in at once, so that the others do
+  not wait days for nobody.  A move of their own makes them present again.  When every
+  person at a table is absent, the game ends as abandoned (nobody placed, no rating change);
 * **vacation**: a person on vacation (:func:`vacation_after`, at most
-  :data:`VACATION_DAYS_PER_YEAR` days a calendar year) has no turn running out: a turn that
-  comes, or would run out, during it gets its whole time per move from the vacation's end;
+  ``ServerConfig.vacation_days_per_year`` (30) days a calendar year) has no turn running
+  out: a turn that comes, or would run out, during it gets its whole time per move from the
+  vacation's end;
 * **abandoned**: a game at which no person has moved for ``ServerConfig.turn_abandon_seconds``
   (14 days) ends as abandoned, as a real-time game nobody watched for a day does.
+
+The numbers are the operator's (``bodoge serve --absent-after-timeouts``,
+``--absent-after-days``, ``--turn-abandon-days``, ``--vacation-days``; docs/deploy.md); the
+constants below are their defaults.
 
 >>> from bodoge.server.runtime.render import Step
 >>> from bodoge.core.game import Move
@@ -49,38 +54,56 @@ HOUR = 3600
 DAY = 24 * HOUR
 #: The times per move a host may choose, in seconds: 1 hour, 12 hours, 1 day, 3 days.
 MOVE_SECONDS: tuple[int, ...] = (HOUR, 12 * HOUR, DAY, 3 * DAY)
+# The defaults of the operator's settings (``ServerConfig``, ``bodoge serve`` options):
 #: Turns in a row run out after which a person is absent.
 ABSENT_AFTER_TIMEOUTS = 3
 #: Days without a move of one's own after which a person who ran out of time is absent.
 ABSENT_AFTER_DAYS = 7
 #: Days of vacation a person may take in one calendar year (UTC), and at once.
 VACATION_DAYS_PER_YEAR = 30
+#: Days without a move by any person after which a turn-based game is abandoned.
+ABANDON_AFTER_DAYS = 14
 
 
-def absent_seats(steps: Sequence[Step], humans: Collection[Seat], now: int) -> frozenset[Seat]:
+def absent_seats(
+    steps: Sequence[Step],
+    humans: Collection[Seat],
+    now: int,
+    *,
+    timeouts: int = ABSENT_AFTER_TIMEOUTS,
+    away_ms: int = ABSENT_AFTER_DAYS * DAY * 1000,
+) -> frozenset[Seat]:
     """The seats of people who are absent after ``steps`` (a table's moves, in order).
 
-    A seat is absent when its last :data:`ABSENT_AFTER_TIMEOUTS` moves were all played for
-    it by the stand-in (``actor == "timeout"``) with no move of its own since, or when it
-    ran out of time at least once since its last own move (or the start) and that was
-    :data:`ABSENT_AFTER_DAYS` days ago or more.
+    A seat is absent when its last ``timeouts`` moves were all played for it by the
+    stand-in (``actor == "timeout"``) with no move of its own since, or when it ran out of
+    time at least once since its last own move (or the start) and that was ``away_ms`` ago
+    or more.
+
+    >>> from bodoge.server.runtime.render import Step
+    >>> from bodoge.core.game import Move
+    >>> twice = [Step(n, 0, Move(), n * 1000, "timeout") for n in (1, 2)]
+    >>> absent_seats(twice, {0}, now=3_000), absent_seats(twice, {0}, now=3_000, timeouts=2)
+    (frozenset(), frozenset({0}))
+    >>> absent_seats(twice, {0}, now=3_000, away_ms=2_000)  # ran out, and away since 1_000
+    frozenset({0})
     """
     absent: set[Seat] = set()
     for seat in humans:
-        timeouts = 0
+        ran_out = 0
         last_own: int | None = None
         for step in reversed(steps):
             if step.seat != seat:
                 continue
             if step.actor == "timeout":
-                timeouts += 1
+                ran_out += 1
             elif step.actor == "player":
                 last_own = step.at
                 break
         # Without a move of one's own, the days away count from the game's first move.
         since = last_own if last_own is not None else steps[0].at if steps else now
-        away = now - since >= ABSENT_AFTER_DAYS * DAY * 1000
-        if timeouts >= ABSENT_AFTER_TIMEOUTS or (timeouts and away):
+        away = now - since >= away_ms
+        if ran_out >= timeouts or (ran_out and away):
             absent.add(seat)
     return frozenset(absent)
 
@@ -89,17 +112,21 @@ def year_of(ms: int) -> int:
     return datetime.fromtimestamp(ms / 1000, UTC).year
 
 
-def days_left(vacation: VacationRecord | None, now: int) -> int:
-    """Days of vacation the player may still take this year.
+def days_left(
+    vacation: VacationRecord | None, now: int, per_year: int = VACATION_DAYS_PER_YEAR
+) -> int:
+    """Days of vacation the player may still take this year, of ``per_year``.
 
     >>> days_left(None, 0), days_left(VacationRecord("p", None, 1970, 12), 0)
     (30, 18)
-    >>> days_left(VacationRecord("p", None, 1969, 30), 0)
-    30
+    >>> days_left(VacationRecord("p", None, 1969, 30), 0), days_left(None, 0, per_year=10)
+    (30, 10)
+    >>> days_left(VacationRecord("p", None, 1970, 12), 0, per_year=10)  # the operator lowered it
+    0
     """
     if vacation is None or vacation.year != year_of(now):
-        return VACATION_DAYS_PER_YEAR
-    return max(0, VACATION_DAYS_PER_YEAR - vacation.days_used)
+        return per_year
+    return max(0, per_year - vacation.days_used)
 
 
 class VacationRefused(ValueError):
@@ -107,11 +134,15 @@ class VacationRefused(ValueError):
 
 
 def vacation_after(
-    player_id: str, vacation: VacationRecord | None, days: int | None, now: int
+    player_id: str,
+    vacation: VacationRecord | None,
+    days: int | None,
+    now: int,
+    per_year: int = VACATION_DAYS_PER_YEAR,
 ) -> VacationRecord:
     """The player's vacation record after asking for ``days`` of vacation from now
-    (``None``: end the one running).  Days are counted when a vacation begins; ending
-    one early gives back its whole days not begun.
+    (``None``: end the one running), with ``per_year`` days a year.  Days are counted when a
+    vacation begins; ending one early gives back its whole days not begun.
 
     >>> v = vacation_after("p", None, 3, now=0)
     >>> v.until, v.days_used
@@ -126,6 +157,10 @@ def vacation_after(
     Traceback (most recent call last):
     ...
     bodoge.server.runtime.turns.VacationRefused: a vacation is running: end it first
+    >>> vacation_after("p", None, 1, now=0, per_year=0)
+    Traceback (most recent call last):
+    ...
+    bodoge.server.runtime.turns.VacationRefused: no vacation days are left this year
     """
     year = year_of(now)
     used = vacation.days_used if vacation is not None and vacation.year == year else 0
@@ -138,7 +173,9 @@ def vacation_after(
         return VacationRecord(player_id, now, year, max(0, used - unused))
     if running:
         raise VacationRefused("a vacation is running: end it first")
-    left = VACATION_DAYS_PER_YEAR - used
+    left = max(0, per_year - used)
+    if left < 1:
+        raise VacationRefused("no vacation days are left this year")
     if not isinstance(days, int) or isinstance(days, bool) or not 1 <= days <= left:
         raise VacationRefused(f"a vacation is 1-{left} whole days ({left} left this year)")
     return VacationRecord(player_id, now + days * DAY * 1000, year, used + days)

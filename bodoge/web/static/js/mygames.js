@@ -63,8 +63,10 @@ export function vacationPanel(app) {
   let days = 7;
 
   function draw() {
-    el.hidden = !vacation;
-    if (!vacation) {
+    // A server whose operator allows no vacations (bodoge serve --vacation-days 0) offers none.
+    const offered = vacation && (vacation.days_per_year > 0 || vacation.until !== null);
+    el.hidden = !offered;
+    if (!offered) {
       el.replaceChildren();
       return;
     }
