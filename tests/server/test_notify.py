@@ -12,6 +12,7 @@ import json
 import ssl
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
+from html import escape
 from ipaddress import IPv4Address
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from cryptography.x509.oid import NameOID
 
 from bodoge.games import registry
+from bodoge.server.runtime.notify import Final, Standing
 from bodoge.server.services.accounts import AccountError
 from bodoge.server.services.mail import Mail, Mailer, SmtpSettings, permanent
 from bodoge.server.services.notify import Notifier, NotifyTimes
@@ -43,6 +45,8 @@ from tests.support.turn_play import (
     parts,
 )
 
+#: A two-player game's end that the first seat won.
+TWO = Final((Standing("Hana", 1), Standing("Ken", 2)))
 TITLES = {game_id: game.title for game_id, game in registry().items()}
 SITE = "https://games.example.org"
 GRACE = 30
@@ -202,7 +206,7 @@ async def test_the_choices_decide_what_is_sent(
     await store.save_notify_settings(NotifySettings("p_2", "p_2@example.org", None, "en"), 1)
     for player in ("p_0", "p_1", "p_2"):
         await notifier.your_turn(player, "t_1", "tagiron", turn(3))
-        await notifier.game_ended(player, "t_1", "tagiron", 1)
+        await notifier.game_ended(player, "t_1", "tagiron", 0, TWO)
         await notifier.invited(player, "t_2", "tagiron", "p_9")
     await turn_passes(notifier, clock)
     got = sorted((m["To"], m["Subject"]) for m in smtp.sink.messages)
@@ -225,7 +229,7 @@ async def test_a_digest_gathers_a_day_into_one_email(
     await verified(store, "p_0", "ja", digest=True)
     await notifier.your_turn("p_0", "t_1", "tagiron", turn(1))
     await turn_passes(notifier, clock, 3 * 3600)
-    await notifier.game_ended("p_0", "t_2", "illustori", 1)
+    await notifier.game_ended("p_0", "t_2", "illustori", 0, TWO)
     await notifier.invited("p_0", "t_3", "tagiron", "p_8")
     await turn_passes(notifier, clock, 20 * 3600)
     assert smtp.sink.messages == []  # a day after the first, not before
@@ -405,7 +409,7 @@ async def test_an_expired_subscription_is_removed_and_a_failing_one_retried(
     keys = BrowserKeys()
     await notifier.add_push("p_0", keys.subscription(push.endpoint("a")))
     push.status = 500
-    await notifier.game_ended("p_0", "t_1", "tagiron", 1)
+    await notifier.game_ended("p_0", "t_1", "tagiron", 0, TWO)
     await turn_passes(notifier, clock)
     assert notifier.counts["retried"] == 1 and len(push.received) == 1
     push.status = 201
@@ -655,3 +659,101 @@ async def test_the_drain_sends_a_turn_as_it_comes_due_not_a_poll_later(
         assert [m["Subject"] for m in smtp.sink.messages] == ["Your turn in Tagiron"]
     finally:
         await notifier.stop()
+
+
+#: Each ending as the first seat's person (p_0) is told of it, in each language: the line
+#: that says how it went, then the standings (none for an abandoned game).
+ENDINGS = {
+    "won": (
+        Final((Standing("Hana", 1), Standing("Ken", 2))),
+        {"en": "You won.", "ja": "あなたの勝ちです。"},
+        {"en": ["1st Hana (you)", "2nd Ken"], "ja": ["1位 Hana（あなた）", "2位 Ken"]},
+    ),
+    "second_of_four": (
+        Final(
+            (
+                Standing("Hana", 2),
+                Standing(None, 1),
+                Standing("Hana & <Ken>", 4),
+                Standing("Yui", 3),
+            )
+        ),
+        {"en": "You came 2nd of 4.", "ja": "4人中2位でした。"},
+        {
+            "en": ["1st Bot", "2nd Hana (you)", "3rd Yui", "4th Hana & <Ken>"],
+            "ja": ["1位 ボット", "2位 Hana（あなた）", "3位 Yui", "4位 Hana & <Ken>"],
+        },
+    ),
+    "draw": (
+        Final((Standing("Hana", 1), Standing("Ken", 1))),
+        {"en": "It was a draw.", "ja": "引き分けでした。"},
+        {"en": ["1st Hana (you)", "1st Ken"], "ja": ["1位 Hana（あなた）", "1位 Ken"]},
+    ),
+    "lost": (
+        Final((Standing("Hana", None), Standing("Ken", 1), Standing("Yui", 2))),
+        {"en": "You lost.", "ja": "あなたの負けです。"},
+        {
+            "en": ["1st Ken", "2nd Yui", "- Hana (you)"],
+            "ja": ["1位 Ken", "2位 Yui", "- Hana（あなた）"],
+        },
+    ),
+    "abandoned": (
+        Final((Standing("Hana", None), Standing("Ken", None)), abandoned=True),
+        {
+            "en": "The game was abandoned: nobody placed.",
+            "ja": "対局は放棄され、順位はつきませんでした。",
+        },
+        {"en": [], "ja": []},
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+@pytest.mark.parametrize("ending", list(ENDINGS))
+async def test_the_end_says_how_it_went_and_the_standings(
+    store: SqlStore,
+    smtp: SmtpServer,
+    push: PushService,
+    make_notifier: MakeNotifier,
+    ending: str,
+    lang: str,
+) -> None:
+    """The e-mail (plain text and HTML, names escaped) and the push of a game's end."""
+    final, said, standings = ENDINGS[ending]
+    clock = Clock()
+    notifier = make_notifier(clock=clock)
+    await notifier.start(drain=False)
+    await verified(store, "p_0", lang)
+    keys = BrowserKeys()
+    await notifier.add_push("p_0", {**keys.subscription(push.endpoint("a")), "lang": lang})
+    await notifier.game_ended("p_0", "t_1", "tagiron", 0, final)
+    await turn_passes(notifier, clock)
+    (mail,) = smtp.sink.messages
+    title = {"ja": "タギロン", "en": "Tagiron"}[lang]
+    assert (
+        mail["Subject"]
+        == {"ja": f"{title}の対局が終わりました", "en": f"Your game of {title} has ended"}[lang]
+    )
+    text, html = parts(mail)
+    text = text.replace("\r\n", "\n")
+    first = {
+        "en": f"The game at your table of {title} has ended. {said['en']}",
+        "ja": f"{title}の卓の対局が終わりました。{said['ja']}",
+    }[lang]
+    heading = {"en": "Final standings:", "ja": "最終順位："}[lang]
+    shown = standings[lang]
+    told = [first, heading, *shown] if shown else [first]
+    assert text.startswith("\n".join(told) + "\n\n")
+    assert f"<p>{escape(first)}</p>" in html
+    if shown:
+        assert "<br>".join(escape(x) for x in [heading, *shown]) in html
+        assert "<Ken>" not in html
+    else:
+        assert heading not in text and heading not in html
+    (sent,) = push.received
+    message = keys.decrypt(sent.body)
+    sep, colon, space = ("・", "：", "") if lang == "ja" else (" · ", ": ", " ")
+    assert message["kind"] == "ended"
+    assert message["title"] == {"en": "Game over", "ja": "対局が終わりました"}[lang]
+    body = f"{title}{colon}{said[lang]}" + (f"{space}{sep.join(shown)}" if shown else "")
+    assert message["body"] == body

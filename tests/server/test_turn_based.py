@@ -13,48 +13,22 @@ from typing import Any
 
 import pytest
 
-from bodoge.core.values import JSON
 from bodoge.server.runtime.config import Quotas
 from bodoge.server.runtime.table import LiveTable
 from bodoge.server.runtime.turns import DAY, HOUR
 from tests.server.test_tables import Tab
-from tests.support.turn_play import Recorder, World, back, people, settle, turn_table
-
-
-def view_of(world: World, table: str, seat: int) -> dict[str, JSON]:
-    t = world.table(table)
-    return t.game.view(t.state, seat)
-
-
-async def play_for(world: World, tab: Tab, table: str, seat: int, rng: random.Random) -> int:
-    """The move the person in ``seat`` makes (chosen by the game's easy bot from their view)."""
-    t = world.table(table)
-    move = t.game.bot("easy").act(view_of(world, table, seat), seat, rng)
-    assert move is not None
-    reply = await tab.ok("move", table=table, move=t.game.move_to_json(move))
-    return int(reply["n"])
-
-
-def awaited_people(world: World, table: str, tabs: list[Tab]) -> list[int]:
-    t = world.table(table)
-    return sorted(s for s in t.game.to_act(t.state) if s < len(tabs))
-
-
-async def play_out(world: World, table: str, tabs: list[Tab], rng: random.Random) -> None:
-    """Everyone moves when awaited (bots in minutes) until the game ends."""
-    for _ in range(2000):
-        t = world.table(table)
-        if t.status != "playing":
-            return
-        due = awaited_people(world, table, tabs)
-        if due:
-            for seat in due:
-                if world.table(table).status == "playing" and seat in t.game.to_act(t.state):
-                    await play_for(world, tabs[seat], table, seat, rng)
-        else:
-            await settle(world, 6 * 60)  # the bots' minutes
-    raise AssertionError("the game did not end")
-
+from tests.support.turn_play import (
+    Recorder,
+    World,
+    awaited_people,
+    back,
+    people,
+    play_for,
+    play_out,
+    settle,
+    turn_table,
+    view_of,
+)
 
 # --- settings ---------------------------------------------------------------------------
 
@@ -412,6 +386,7 @@ async def test_a_failing_notifier_holds_up_no_move(make_world: Any) -> None:
         (seat,) = awaited_people(world, table, [ann, bob])
         await play_for(world, [ann, bob][seat], table, seat, rng)
     assert world.table(table).n == 4
+
 
 # --- the operator's absence rules (ServerConfig; bodoge serve --absent-after-… options) ---
 

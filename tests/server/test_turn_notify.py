@@ -36,6 +36,7 @@ from tests.support.turn_play import (
     back,
     parts,
     people,
+    play_out,
     settle,
     turn_table,
     until,
@@ -489,3 +490,146 @@ async def test_a_turn_played_within_the_grace_elsewhere_is_not_told(
     pushes = ["push"] * sum(p.keys is not None for p in movers)
     assert sorted(r["channel"] for r in over) == ["mail", "mail", *pushes]
     assert {r["player"] for r in over} == {p.id for p in movers}
+
+
+# --- how the game ended, told -----------------------------------------------------------
+
+ORDINALS = {1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 5: "5th", 6: "6th"}
+
+
+def told_outcome(lang: str, seat: int, places: list[int | None]) -> str:
+    """What the person in ``seat`` should read of how it went (written out here, not asked
+    of the server's texts)."""
+    winners = places.count(1)
+    mine = places[seat]
+    if winners in (0, len(places)):
+        return {"en": "It was a draw.", "ja": "引き分けでした。"}[lang]
+    if mine == 1 and winners > 1:
+        return {"en": "You won (a shared first place).", "ja": "あなたの勝ちです（同率1位）。"}[
+            lang
+        ]
+    if mine == 1:
+        return {"en": "You won.", "ja": "あなたの勝ちです。"}[lang]
+    if len(places) >= 3 and mine is not None:
+        n = len(places)
+        return {"en": f"You came {ORDINALS[mine]} of {n}.", "ja": f"{n}人中{mine}位でした。"}[lang]
+    return {"en": "You lost.", "ja": "あなたの負けです。"}[lang]
+
+
+def told_standings(
+    lang: str, seat: int, places: list[int | None], names: list[str | None]
+) -> list[str]:
+    order = sorted(range(len(places)), key=lambda s: (places[s] is None, places[s] or 0, s))
+    shown = []
+    for s in order:
+        place = places[s]
+        rank = "-" if place is None else ORDINALS[place] if lang == "en" else f"{place}位"
+        name = names[s] or {"en": "Bot", "ja": "ボット"}[lang]
+        you = {"en": " (you)", "ja": "（あなた）"}[lang] if s == seat else ""
+        shown.append(f"{rank} {name}{you}")
+    return shown
+
+
+async def end_told(world: Mailed, folk: list[Person], push: PushService, table: str) -> None:
+    """Each person got one e-mail (plain text and HTML, in their language) and, with a
+    device, one push saying how the game went for them and the final standings."""
+    t = world.table(table)
+    result = t.game.result(t.state)
+    assert result is not None
+    places = list(result.places)
+    names: list[str | None] = [None] * len(places)
+    for seat, p in enumerate(folk):
+        names[seat] = f"p{seat}"
+        assert world.table(table).seats[seat].player == p.id
+    game = world.table(table).game.id
+
+    async def all_mailed() -> bool:
+        return all(len(world.mails(p.email, "ended")) == 1 for p in folk)
+
+    await settle(world, GRACE + 5)
+    await until(all_mailed, "every person told of the end")
+    for seat, p in enumerate(folk):
+        (mail,) = world.mails(p.email, "ended")
+        title = TITLES[game][p.lang]
+        assert mail["Subject"] == SUBJECTS[(p.lang, "ended")].format(game=title)
+        assert mail["Content-Language"] == p.lang
+        text, html = parts(mail)
+        text = text.replace("\r\n", "\n")  # as mail carries it
+        outcome = told_outcome(p.lang, seat, places)
+        standings = told_standings(p.lang, seat, places, names)
+        first = {
+            "en": f"The game at your table of {title} has ended. {outcome}",
+            "ja": f"{title}の卓の対局が終わりました。{outcome}",
+        }[p.lang]
+        heading = {"en": "Final standings:", "ja": "最終順位："}[p.lang]
+        assert "\n".join([first, heading, *standings]) + "\n" in text, text
+        assert f"<p>{first}</p>" in html
+        assert "<br>".join([heading, *standings]) in html
+        assert f"{SITE}/t/{table}" in text
+        if p.keys is not None:
+            told = [p.keys.decrypt(r.body) for r in push.received if r.path.endswith(f"/p{seat}")]
+            (end,) = [m for m in told if m["kind"] == "ended"]
+            sep, colon, space = ("・", "：", "") if p.lang == "ja" else (" · ", ": ", " ")
+            assert end["title"] == {"en": "Game over", "ja": "対局が終わりました"}[p.lang]
+            assert end["body"] == f"{title}{colon}{outcome}{space}{sep.join(standings)}"
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "langs"),
+    [
+        ("tagiron", 2, ["en", "ja"]),
+        ("tagiron", 3, ["ja", "en", "en"]),
+        ("tagiron", 4, ["en", "ja", "ja", "en"]),
+        ("illustori", 3, ["ja", "en", "ja"]),
+        ("illustori", 4, ["en", "en", "ja", "ja"]),
+    ],
+)
+async def test_the_end_tells_each_person_their_place_and_the_standings(
+    make_mailed: Callable[..., Any], push: PushService, game: str, players: int, langs: list[str]
+) -> None:
+    world: Mailed = await make_mailed()
+    folk = await accounts(world, langs, push, pushed=players - 1)
+    tabs = [p.tab for p in folk]
+    table = await turn_table(world, tabs, game, players, 12 * HOUR)
+    await play_out(world, table, tabs, random.Random(players))
+    assert world.table(table).status == "finished"
+    await end_told(world, folk, push, table)
+
+
+async def test_an_abandoned_game_is_told_as_abandoned(
+    make_mailed: Callable[..., Any], push: PushService
+) -> None:
+    """Nobody comes back: everyone absent, the game ends as abandoned — told so, in each
+    language, with no standings (nobody placed)."""
+    world: Mailed = await make_mailed()
+    folk = await accounts(world, ["ja", "en"], push, pushed=1)
+    table = await turn_table(world, [p.tab for p in folk], "tagiron", 2, HOUR)
+    # Three turns each run out (a loaded machine may arm a deadline a settle late: hours
+    # more are allowed, the game must end all the same).
+    for _ in range(16):
+        await settle(world, HOUR + 60)
+        if world.table(table).status != "playing":
+            break
+    assert world.table(table).ended == {
+        "places": [None, None],
+        "reason": "abandoned",
+        "winners": [],
+    }
+    await settle(world, GRACE + 5)
+
+    async def all_mailed() -> bool:
+        return all(len(world.mails(p.email, "ended")) == 1 for p in folk)
+
+    await until(all_mailed, "both told of the end")
+    for p in folk:
+        text, html = parts(world.mails(p.email, "ended")[0])
+        said = {
+            "en": "The game was abandoned: nobody placed.",
+            "ja": "対局は放棄され、順位はつきませんでした。",
+        }
+        assert said[p.lang] in text and said[p.lang] in html
+        assert "standings" not in text and "最終順位" not in text
+    pushed = folk[1]
+    assert pushed.keys is not None
+    ends = [m for r in push.received if (m := pushed.keys.decrypt(r.body))["kind"] == "ended"]
+    assert [m["body"] for m in ends] == ["Tagiron: The game was abandoned: nobody placed."]

@@ -19,6 +19,7 @@ import asyncio
 import base64
 import json
 import os
+import random
 import socket
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -47,6 +48,7 @@ from bodoge.server.edge.notify_api import notify_routes
 from bodoge.server.edge.turns_api import turn_routes
 from bodoge.server.runtime.clock import ManualClock, SystemClock, use_clock
 from bodoge.server.runtime.config import ServerConfig
+from bodoge.server.runtime.notify import Final
 from bodoge.server.runtime.table import LiveTable
 from bodoge.server.runtime.turns import DAY
 from bodoge.server.wiring import Server
@@ -233,8 +235,10 @@ class Recorder:
         extra = () if after is None else (after,)
         self.calls.append(("your_turn", player_id, table_id, game, deadline, *extra))
 
-    async def game_ended(self, player_id: str, table_id: str, game: str, place: int | None) -> None:
-        self.calls.append(("game_ended", player_id, table_id, game, place))
+    async def game_ended(
+        self, player_id: str, table_id: str, game: str, seat: int, final: Final
+    ) -> None:
+        self.calls.append(("game_ended", player_id, table_id, game, final.place(seat), final))
 
     async def invited(self, player_id: str, table_id: str, game: str, by: str) -> None:
         self.calls.append(("invited", player_id, table_id, game, by))
@@ -389,6 +393,41 @@ async def turn_table(
 
 async def settle(world: World, seconds: float = 0.0) -> None:
     await world.clock.run_for(seconds, world.quiet)
+
+
+def view_of(world: World, table: str, seat: int) -> dict[str, JSON]:
+    t = world.table(table)
+    return t.game.view(t.state, seat)
+
+
+async def play_for(world: World, tab: Tab, table: str, seat: int, rng: random.Random) -> int:
+    """The move the person in ``seat`` makes (chosen by the game's easy bot from their view)."""
+    t = world.table(table)
+    move = t.game.bot("easy").act(view_of(world, table, seat), seat, rng)
+    assert move is not None
+    reply = await tab.ok("move", table=table, move=t.game.move_to_json(move))
+    return int(reply["n"])
+
+
+def awaited_people(world: World, table: str, tabs: list[Tab]) -> list[int]:
+    t = world.table(table)
+    return sorted(s for s in t.game.to_act(t.state) if s < len(tabs))
+
+
+async def play_out(world: World, table: str, tabs: list[Tab], rng: random.Random) -> None:
+    """Everyone moves when awaited (bots in minutes) until the game ends."""
+    for _ in range(2000):
+        t = world.table(table)
+        if t.status != "playing":
+            return
+        due = awaited_people(world, table, tabs)
+        if due:
+            for seat in due:
+                if world.table(table).status == "playing" and seat in t.game.to_act(t.state):
+                    await play_for(world, tabs[seat], table, seat, rng)
+        else:
+            await settle(world, 6 * 60)  # the bots' minutes
+    raise AssertionError("the game did not end")
 
 
 # --- servers that notify ----------------------------------------------------------------

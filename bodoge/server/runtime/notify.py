@@ -16,8 +16,9 @@ a slow or failing notifier holds up no move) and never learns what was sent.  Th
   notifier stored it) with the same ``deadline``: the deadline names the turn, and a
   notifier keeps one notification per turn.  Not called for an *absent* person's turns
   (the stand-in plays them at once).
-* ``game_ended(player_id, table_id, game, place)`` — the game ended; ``place`` is the
-  person's (1 = first) or ``None`` (unranked, abandoned).
+* ``game_ended(player_id, table_id, game, seat, final)`` — the game ended; ``seat`` is the
+  person's, ``final`` (:class:`Final`) every seat's name and place and whether the game was
+  abandoned: what the person is told of how it went for them and for the others.
 * ``invited(player_id, table_id, game, by)`` — ``by`` (a player id) made the rematch
   ``table_id`` of a turn-based game ``player_id`` played: a waiting table to join.
 
@@ -31,7 +32,33 @@ a table not running on this process, so in a cluster only the table's owner may 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One seat at a game's end: the person's name (``None``: a bot played it throughout)
+    and its place (1 = first, several seats may share one; ``None``: unranked)."""
+
+    name: str | None
+    place: int | None
+
+
+@dataclass(frozen=True)
+class Final:
+    """How a game ended, as its people are told: every seat in seat order, and whether it
+    was abandoned (nobody placed).
+
+    >>> Final((Standing("Hana", 2), Standing(None, 1))).place(0)
+    2
+    """
+
+    standings: tuple[Standing, ...]
+    abandoned: bool = False
+
+    def place(self, seat: int) -> int | None:
+        return self.standings[seat].place if 0 <= seat < len(self.standings) else None
 
 
 class TurnNotifier(Protocol):
@@ -40,7 +67,7 @@ class TurnNotifier(Protocol):
     ) -> None: ...
 
     async def game_ended(
-        self, player_id: str, table_id: str, game: str, place: int | None
+        self, player_id: str, table_id: str, game: str, seat: int, final: Final
     ) -> None: ...
 
     async def invited(self, player_id: str, table_id: str, game: str, by: str) -> None: ...
@@ -58,7 +85,9 @@ class NoNotifier:
     ) -> None:
         pass
 
-    async def game_ended(self, player_id: str, table_id: str, game: str, place: int | None) -> None:
+    async def game_ended(
+        self, player_id: str, table_id: str, game: str, seat: int, final: Final
+    ) -> None:
         pass
 
     async def invited(self, player_id: str, table_id: str, game: str, by: str) -> None:

@@ -28,6 +28,7 @@ from bodoge.core.values import JSON
 from bodoge.server.runtime import render
 from bodoge.server.runtime.fanout import Subscriber
 from bodoge.server.runtime.idle import Idle
+from bodoge.server.runtime.notify import Final, Standing
 from bodoge.server.runtime.protocol import ProtocolError, now_ms
 from bodoge.server.runtime.render import Step
 from bodoge.server.runtime.settings import changed_options, parse_settings
@@ -751,17 +752,23 @@ class LiveTable(ShownTable):
         if self.settings.turn_based is None:
             return
         places = ended.get("places")
+        standings: list[Standing] = []
+        for s in self.seats:
+            person = s.player if s.kind == "human" else s.left
+            known = self.people.get(person) if person else None
+            place = places[s.seat] if isinstance(places, list) and s.seat < len(places) else None
+            standings.append(
+                Standing(
+                    (known.name if known else "?") if person else None,
+                    place if isinstance(place, int) and not isinstance(place, bool) else None,
+                )
+            )
+        final = Final(tuple(standings), ended.get("reason") == EndReason.ABANDONED)
         notifier = self.host.notifier
         for s in self.seats:
             person = s.player if s.kind == "human" else s.left
-            if person is None:
-                continue
-            place = places[s.seat] if isinstance(places, list) and s.seat < len(places) else None
-            self._tell(
-                notifier.game_ended(
-                    person, self.id, self.game.id, place if isinstance(place, int) else None
-                )
-            )
+            if person is not None:
+                self._tell(notifier.game_ended(person, self.id, self.game.id, s.seat, final))
 
     def _tell(self, call: Coroutine[Any, Any, None]) -> None:
         async def tell() -> None:

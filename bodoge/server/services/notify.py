@@ -51,10 +51,11 @@ from email.headerregistry import Address
 from typing import Any, Protocol
 
 from bodoge.server.runtime.clock import clock as server_clock
+from bodoge.server.runtime.notify import Final
 from bodoge.server.runtime.protocol import now_ms
 from bodoge.server.services.accounts import AccountError
 from bodoge.server.services.mail import Mail, Mailer, permanent
-from bodoge.server.services.notify_texts import compose, lang_of, push_text
+from bodoge.server.services.notify_texts import Ending, compose, lang_of, push_text
 from bodoge.server.services.push import Pusher, PushGone, make_vapid_pem
 from bodoge.store import (
     NotifySettings,
@@ -274,8 +275,17 @@ class Notifier:
         finally:
             self._working -= 1
 
-    async def game_ended(self, player_id: str, table_id: str, game: str, place: int | None) -> None:
-        await self._announce("ended", player_id, table_id, game, "end", place=place)
+    async def game_ended(
+        self, player_id: str, table_id: str, game: str, seat: int, final: Final
+    ) -> None:
+        # The row keeps the standings, not words: each person is told in their language at
+        # sending time.
+        ending = Ending(
+            seat, tuple((s.name, s.place) for s in final.standings), final.abandoned
+        ).to_json()
+        await self._announce(
+            "ended", player_id, table_id, game, "end", place=final.place(seat), ending=ending
+        )
 
     async def invited(self, player_id: str, table_id: str, game: str, by: str) -> None:
         """``by`` (a player's id) invited ``player_id`` to ``table_id``."""
@@ -295,10 +305,11 @@ class Notifier:
         by: str = "",
         place: int | None = None,
         after: int | None = None,
+        ending: dict[str, Any] | None = None,
     ) -> None:
         if self.watching(player_id, table_id):
             return
-        payload = {"game": game, "by": by, "deadline": deadline, "place": place}
+        payload = {"game": game, "by": by, "deadline": deadline, "place": place, **(ending or {})}
         self._working += 1
         try:
             await self._enqueue(kind, player_id, table_id, turn, payload, after)
@@ -477,6 +488,7 @@ class Notifier:
             by=p.get("by", ""),
             deadline=p.get("deadline"),
             unsubscribe=unsubscribe,
+            ending=Ending.of(p) if item.kind == "ended" else None,
         )
         await self.mailer.send(self._mail_to(settings, body, unsubscribe))
         return None
@@ -524,7 +536,11 @@ class Notifier:
         if not getattr(settings, CHOICE[item.kind]):
             return "not sent: no longer wanted"
         title, text = push_text(
-            sub.lang, item.kind, game=self._title(p["game"], sub.lang), by=p.get("by", "")
+            sub.lang,
+            item.kind,
+            game=self._title(p["game"], sub.lang),
+            by=p.get("by", ""),
+            ending=Ending.of(p) if item.kind == "ended" else None,
         )
         message = {
             "title": title,

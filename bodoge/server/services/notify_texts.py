@@ -14,13 +14,29 @@ True
 ...                by="Hana & Co", deadline=None, unsubscribe="https://g/u").html
 >>> "&lt;b&gt;" in html and "Hana &amp; Co" in html and "<b>" not in html
 True
+
+A game's end says how it went for the person, then the final standings:
+
+>>> end = Ending(1, (("Hana", 1), ("Ken", 2), (None, 3), ("Yui", 4)), False)
+>>> print(compose("en", "ended", site="https://g", table_id="t_1", game="Tagiron",
+...               ending=end).text.partition(chr(10) * 2)[0])
+The game at your table of Tagiron has ended. You came 2nd of 4.
+Final standings:
+1st Hana
+2nd Ken (you)
+3rd Bot
+4th Yui
+>>> push_text("ja", "ended", game="タギロン", ending=end)
+('対局が終わりました', 'タギロン：4人中2位でした。1位 Hana・2位 Ken（あなた）・3位 ボット・4位 Yui')
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from html import escape
+from typing import Any
 
 LANGS = ("ja", "en")
 
@@ -45,6 +61,7 @@ _LINE = {
     "ja": {
         "turn": "{game}の卓であなたの番です。",
         "ended": "{game}の卓の対局が終わりました。結果を見てみましょう。",
+        "ended_told": "{game}の卓の対局が終わりました。",
         "invited": "{by}さんが{game}の卓に招待しています。",
         "verify": "bodoge の通知をこのアドレスで受け取るには、次のリンクを開いてください"
         "（48時間有効）。",
@@ -60,6 +77,7 @@ _LINE = {
     "en": {
         "turn": "It is your turn at a table of {game}.",
         "ended": "The game at your table of {game} has ended: see how it went.",
+        "ended_told": "The game at your table of {game} has ended.",
         "invited": "{by} invites you to a table of {game}.",
         "verify": "To receive bodoge's notifications at this address, open this link"
         " (valid for 48 hours).",
@@ -71,6 +89,34 @@ _LINE = {
         "manage": "Notification settings",
         "unsubscribe": "Stop all e-mails",
         "ignore": "If you did not ask for this, ignore this e-mail.",
+    },
+}
+
+#: How the game went for the person (:meth:`Ending.outcome`), and the standings' words.
+_OUTCOME = {
+    "ja": {
+        "won": "あなたの勝ちです。",
+        "won_shared": "あなたの勝ちです（同率1位）。",
+        "place": "{count}人中{place}でした。",
+        "draw": "引き分けでした。",
+        "lost": "あなたの負けです。",
+        "abandoned": "対局は放棄され、順位はつきませんでした。",
+        "standings": "最終順位：",
+        "you": "（あなた）",
+        "bot": "ボット",
+        "sep": "・",
+    },
+    "en": {
+        "won": "You won.",
+        "won_shared": "You won (a shared first place).",
+        "place": "You came {place} of {count}.",
+        "draw": "It was a draw.",
+        "lost": "You lost.",
+        "abandoned": "The game was abandoned: nobody placed.",
+        "standings": "Final standings:",
+        "you": " (you)",
+        "bot": "Bot",
+        "sep": " · ",
     },
 }
 
@@ -87,6 +133,114 @@ _PUSH = {
         "invited": ("You are invited", "{by} invites you to {game}"),
     },
 }
+
+
+def ordinal(place: int, lang: str) -> str:
+    """A place as the language says it.
+
+    >>> [ordinal(n, "en") for n in (1, 2, 3, 4, 11, 12, 13, 21, 22)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd']
+    >>> ordinal(2, "ja")
+    '2位'
+    """
+    if lang == "ja":
+        return f"{place}位"
+    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
+    return f"{place}{suffix}"
+
+
+@dataclass(frozen=True)
+class Ending:
+    """A finished game as one person is told of it: their seat, every seat's ``(name, place)``
+    in seat order (name ``None``: a bot; place ``None``: unranked), whether it was abandoned.
+
+    >>> [Ending(0, ((n, p), ("Ken", q)), False).outcome for n, p, q in
+    ...  (("Hana", 1, 2), ("Hana", 2, 1), ("Hana", 1, 1), ("Hana", None, None))]
+    ['won', 'lost', 'draw', 'draw']
+    >>> Ending(1, (("A", 1), ("B", 2), ("C", 3)), False).outcome
+    'place'
+    >>> Ending(2, (("A", 1), ("B", 1), ("C", 2)), False).outcome
+    'place'
+    >>> Ending(0, (("A", 1), ("B", 1), ("C", 2)), False).outcome
+    'won_shared'
+    >>> Ending(0, (("A", None), ("B", None)), True).outcome
+    'abandoned'
+    """
+
+    seat: int
+    standings: tuple[tuple[str | None, int | None], ...]
+    abandoned: bool
+
+    @classmethod
+    def of(cls, payload: Mapping[str, Any]) -> Ending | None:
+        """The ending an outbox row keeps (``None``: a row stored before rows kept one)."""
+        seat, rows = payload.get("seat"), payload.get("standings")
+        if not isinstance(seat, int) or not isinstance(rows, list) or not 0 <= seat < len(rows):
+            return None
+        standings: list[tuple[str | None, int | None]] = []
+        for row in rows:
+            if not (isinstance(row, list) and len(row) == 2):
+                return None
+            name, place = row
+            standings.append(
+                (
+                    name if isinstance(name, str) else None,
+                    place if isinstance(place, int) and not isinstance(place, bool) else None,
+                )
+            )
+        return cls(seat, tuple(standings), payload.get("abandoned") is True)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "standings": [list(row) for row in self.standings],
+            "abandoned": self.abandoned,
+        }
+
+    @property
+    def outcome(self) -> str:
+        """``won`` (``won_shared``), ``place`` (ranked, but not first, of three or more),
+        ``draw`` (nobody won, or everybody did), ``lost``, ``abandoned`` — as a profile
+        counts it (bodoge/server/services/statistics.py), a place told where there are
+        three or more."""
+        if self.abandoned:
+            return "abandoned"
+        places = [place for _, place in self.standings]
+        winners = places.count(1)
+        if winners in (0, len(places)):
+            return "draw"
+        mine = places[self.seat]
+        if mine == 1:
+            return "won_shared" if winners > 1 else "won"
+        if len(places) >= 3 and mine is not None:
+            return "place"
+        return "lost"
+
+    def sentence(self, lang: str) -> str:
+        """How it went for the person, in a sentence."""
+        words = _OUTCOME[lang_of(lang)]
+        place = self.standings[self.seat][1]
+        shown = ordinal(place, lang_of(lang)) if place is not None else ""
+        return words[self.outcome].format(place=shown, count=len(self.standings))
+
+    def ranked(self, lang: str) -> list[str]:
+        """The standings, first place first (unranked seats last), one seat an entry: its
+        place and name, the person's own marked; none for an abandoned game."""
+        if self.abandoned:
+            return []
+        words = _OUTCOME[lang_of(lang)]
+        order = sorted(
+            range(len(self.standings)),
+            key=lambda s: (self.standings[s][1] is None, self.standings[s][1] or 0, s),
+        )
+        shown = []
+        for s in order:
+            name, place = self.standings[s]
+            who = (name if name is not None else words["bot"]) + (
+                words["you"] if s == self.seat else ""
+            )
+            shown.append(f"{ordinal(place, lang_of(lang)) if place is not None else '-'} {who}")
+        return shown
 
 
 @dataclass(frozen=True)
@@ -132,9 +286,11 @@ def compose(
     link: str | None = None,
     unsubscribe: str | None = None,
     items: list[tuple[str, str, str, str]] | None = None,
+    ending: Ending | None = None,
 ) -> Composed:
     """One e-mail of ``kind`` (``turn``, ``ended``, ``invited``, ``verify``, ``digest``:
-    ``items`` then holds each ``(kind, table_id, game, by)`` it tells)."""
+    ``items`` then holds each ``(kind, table_id, game, by)`` it tells; ``ended``: the
+    ``ending``, how it went and the standings)."""
     lang = lang_of(lang)
     words, subjects = _LINE[lang], _SUBJECT[lang]
     count = len(items or [])
@@ -159,9 +315,17 @@ def compose(
                 links.append((line, url))
         else:
             url = f"{site}/t/{table_id}"
-            line = words[kind].format(game=game, by=by)
+            told = kind == "ended" and ending is not None
+            line = words["ended_told" if told else kind].format(game=game, by=by)
+            if told:
+                assert ending is not None
+                line += (" " if lang == "en" else "") + ending.sentence(lang)
             text_lines += [line]
             paragraphs.append(escape(line))
+            if told and ending is not None and (ranked := ending.ranked(lang)):
+                heading = _OUTCOME[lang]["standings"]
+                text_lines += [heading, *ranked]
+                paragraphs.append("<br>".join(escape(x) for x in [heading, *ranked]))
             if deadline is not None:
                 due = words["deadline"].format(deadline=when(deadline, lang))
                 text_lines.append(due)
@@ -181,13 +345,26 @@ def compose(
     return Composed(subject, "\n".join(text_lines) + "\n", _html(lang, paragraphs, links, footer))
 
 
-def push_text(lang: str, kind: str, *, game: str, by: str = "") -> tuple[str, str]:
-    """A push notification's title and body.
+def push_text(
+    lang: str, kind: str, *, game: str, by: str = "", ending: Ending | None = None
+) -> tuple[str, str]:
+    """A push notification's title and body (a game's end: how it went, and the standings).
 
     >>> push_text("en", "invited", game="Tagiron", by="Hana")
     ('You are invited', 'Hana invites you to Tagiron')
+    >>> push_text("en", "ended", game="Tagiron", ending=Ending(0, (("A", 1), ("B", 2)), False))
+    ('Game over', 'Tagiron: You won. 1st A (you) · 2nd B')
     """
-    title, body = _PUSH[lang_of(lang)][kind]
+    lang = lang_of(lang)
+    title, body = _PUSH[lang][kind]
+    if kind == "ended" and ending is not None:
+        words = _OUTCOME[lang]
+        colon = "：" if lang == "ja" else ": "
+        told = ending.sentence(lang)
+        ranked = ending.ranked(lang)
+        return title, f"{game}{colon}{told}" + (
+            (" " if lang == "en" else "") + words["sep"].join(ranked) if ranked else ""
+        )
     return title, body.format(game=game, by=by)
 
 
