@@ -93,6 +93,9 @@ class NotifyQueries(SqlEngine):
     async def remove_push_subscription(self, endpoint: str, player_id: str | None) -> bool:
         return await self._transaction(_remove_push, endpoint, player_id)
 
+    async def replace_push_subscription(self, old: str, sub: PushSubscription, limit: int) -> bool:
+        return await self._transaction(_replace_push, old, sub, limit)
+
     async def push_subscriptions(self, player_id: str) -> list[PushSubscription]:
         return await self._transaction(_push_of, player_id)
 
@@ -218,6 +221,13 @@ def _remove_push(run: Runner, endpoint: str, player_id: str | None) -> bool:
             (endpoint, player_id),
         )
     return n == 1
+
+
+def _replace_push(run: Runner, old: str, s: PushSubscription, limit: int) -> bool:
+    if not _remove_push(run, old, s.player):
+        return False
+    _add_push(run, s, limit)
+    return True
 
 
 def _push_of(run: Runner, player_id: str) -> list[PushSubscription]:

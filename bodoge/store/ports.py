@@ -504,6 +504,12 @@ class NotifyStore(Protocol):
         """Forget a subscription (``player_id``: only if it is theirs); whether one was."""
 
     @abstractmethod
+    async def replace_push_subscription(self, old: str, sub: PushSubscription, limit: int) -> bool:
+        """In one transaction: forget the subscription ``old`` of ``sub.player`` and keep
+        ``sub`` (a browser's push service renewed its subscription); nothing changes unless
+        ``old`` was the person's.  Whether it was."""
+
+    @abstractmethod
     async def push_subscriptions(self, player_id: str) -> list[PushSubscription]:
         """A person's browsers' subscriptions, oldest first."""
 

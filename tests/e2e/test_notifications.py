@@ -13,9 +13,12 @@ the worker's own listener.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
+import sqlite3
 import time
+import uuid
 from collections.abc import Callable
 
 import pytest
@@ -23,7 +26,7 @@ import pytest
 from tests.e2e import ui
 from tests.e2e.conftest import DESKTOP
 from tests.support.live_server import DEFAULT_ARGS, LiveServer
-from tests.support.turn_play import SmtpServer, parts
+from tests.support.turn_play import BrowserKeys, SmtpServer, b64url, parts
 
 NOTIFICATIONS_JS = """async () => {
   const reg = await navigator.serviceWorker.ready;
@@ -201,3 +204,110 @@ def test_an_account_verifies_its_address_from_the_account_page(
         assert not errors, errors
     finally:
         context.close()
+
+
+#: The browser's push service is unreachable here, so ``pushManager.subscribe`` cannot
+#: succeed: the page's is stood in for by one that hands back ``sub`` (what a push service
+#: would give). Everything from there on is the page's own: the request to the server and
+#: what it hands the service worker.
+STAND_IN_PAGE_SUBSCRIBE = """(sub) => {
+  const made = {endpoint: sub.endpoint, toJSON: () => sub, unsubscribe: async () => true};
+  let subscribed = false;
+  PushManager.prototype.subscribe = async function () { subscribed = true; return made; };
+  PushManager.prototype.getSubscription = async function () { return subscribed ? made : null; };
+}"""
+
+#: The push service renews the subscription: ``pushsubscriptionchange`` dispatched inside
+#: the worker, as the browser would, with the old subscription (Firefox) or the new one
+#: and no old (what Chromium gives when it renews one itself); the worker's own
+#: ``pushManager.subscribe`` is stood in for as the page's is, noting the key it is given.
+RENEW_IN_WORKER = """([old, fresh, withNew]) => {
+  const made = {endpoint: fresh.endpoint, toJSON: () => fresh};
+  self.__asked = [];
+  PushManager.prototype.subscribe = async function (options) {
+    self.__asked.push(Array.from(new Uint8Array(options.applicationServerKey)));
+    return made;
+  };
+  const event = new ExtendableEvent("pushsubscriptionchange");
+  Object.defineProperty(event, "oldSubscription", {value: withNew ? null : {endpoint: old}});
+  Object.defineProperty(event, "newSubscription", {value: withNew ? made : null});
+  try {
+    self.dispatchEvent(event);
+  } catch (e) {
+    // waitUntil refuses an event the browser did not make; the listener ran before it
+  }
+}"""
+
+
+def stored_push(server: LiveServer, endpoints: list[str]) -> dict[str, tuple[str, str, str]]:
+    with sqlite3.connect(f"file:{server.data / 'bodoge.sqlite3'}?mode=ro", uri=True) as db:
+        rows = db.execute(
+            "SELECT endpoint, p256dh, auth, lang FROM push_subscriptions WHERE endpoint IN (?, ?)",
+            endpoints,
+        ).fetchall()
+    return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+
+def key_bytes(text: str) -> list[int]:
+    return list(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+
+
+@pytest.mark.parametrize("with_new", [False, True], ids=["old-given", "new-given"])
+def test_a_renewed_push_subscription_replaces_the_old_one_on_the_server(
+    open_page: Callable[..., tuple[object, object]], live_server: LiveServer, with_new: bool
+) -> None:
+    page, _ = open_page("/", lang="en")
+    context = page.context  # type: ignore[attr-defined]
+    origin = live_server.url.rstrip("/")
+    context.grant_permissions(["notifications"], origin=origin)
+    ui.sign_in(page, "Mio")  # type: ignore[arg-type]
+    page.evaluate("navigator.serviceWorker.ready")  # type: ignore[attr-defined]
+    run = uuid.uuid4().hex[:8]
+    old = f"https://push.example.net/{run}/old"
+    new = f"https://push.example.net/{run}/new"
+    old_keys, new_keys = BrowserKeys(), BrowserKeys()
+    page.goto(origin + "/account")  # type: ignore[attr-defined]
+    toggle = page.locator("[data-testid=notify-push-toggle]")  # type: ignore[attr-defined]
+    toggle.wait_for()
+    page.evaluate(  # type: ignore[attr-defined]
+        STAND_IN_PAGE_SUBSCRIBE, {**old_keys.subscription(old), "expirationTime": None}
+    )
+    toggle.click()
+    status = page.locator("[data-testid=notify-push-status]")  # type: ignore[attr-defined]
+    status.get_by_text("This device gets notifications").wait_for()
+
+    def stored() -> dict[str, tuple[str, str, str]]:
+        return stored_push(live_server, [old, new])
+
+    deadline = time.monotonic() + 15
+    while old not in stored():
+        assert time.monotonic() < deadline, "the page's subscription never reached the server"
+        page.wait_for_timeout(50)  # type: ignore[attr-defined]
+    assert stored() == {old: (old_keys.p256dh, b64url(old_keys.auth), "en")}
+    worker = context.service_workers[0] if context.service_workers else None
+    assert worker is not None and worker.url == f"{origin}/sw.js"
+    kept = worker.evaluate("() => readKept()")
+    assert kept["endpoint"] == old and kept["lang"] == "en" and kept["token"]
+    fresh = {**new_keys.subscription(new), "expirationTime": None}
+    worker.evaluate(RENEW_IN_WORKER, [old, fresh, with_new])
+    deadline = time.monotonic() + 15
+    while old in stored() or new not in stored():
+        assert time.monotonic() < deadline, f"the server still holds {stored()}"
+        page.wait_for_timeout(50)  # type: ignore[attr-defined]
+    assert stored() == {new: (new_keys.p256dh, b64url(new_keys.auth), "en")}
+    asked = worker.evaluate("() => self.__asked")
+    if with_new:
+        assert asked == []  # the browser subscribed already: the worker does not again
+    else:
+        # subscribed again with the server's VAPID key, as the page handed it over
+        server_key = page.evaluate(  # type: ignore[attr-defined]
+            """() => fetch("/api/account/notifications", {headers: {Authorization:
+                 `Bearer ${JSON.parse(localStorage.getItem("bodoge.token"))}`}})
+               .then((r) => r.json()).then((s) => s.push.key)"""
+        )
+        assert asked == [key_bytes(server_key)]
+    # The worker keeps the new endpoint: the next renewal replaces that one.
+    deadline = time.monotonic() + 5
+    while worker.evaluate("() => readKept().then((k) => k.endpoint)") != new:
+        assert time.monotonic() < deadline, "the worker kept the old endpoint"
+        page.wait_for_timeout(50)  # type: ignore[attr-defined]

@@ -8,7 +8,9 @@ import asyncio
 import io
 import json
 import re
+import sqlite3
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable
 from urllib.parse import urlsplit
 
@@ -22,7 +24,7 @@ from bodoge.server.services.notify import Notifier, NotifyTimes
 from bodoge.store import open_store, sqlite_url
 from tests.support.client import Client
 from tests.support.live_server import DEFAULT_ARGS, LiveServer
-from tests.support.turn_play import BrowserKeys, SmtpServer, parts
+from tests.support.turn_play import BrowserKeys, SmtpServer, b64url, parts
 
 PASSWORD = "correct horse battery"
 
@@ -268,3 +270,90 @@ async def test_the_page_is_installable(live_server: LiveServer, http: httpx.Asyn
     assert worker.headers["content-security-policy"].startswith("default-src 'self'")
     for event in ("install", "fetch", "push", "notificationclick"):
         assert f'addEventListener("{event}"' in worker.text
+
+
+def stored_subscriptions(server: LiveServer, endpoints: list[str]) -> dict[str, tuple[str, ...]]:
+    """The server's own rows for these endpoints: player, keys and language."""
+    with sqlite3.connect(f"file:{server.data / 'bodoge.sqlite3'}?mode=ro", uri=True) as db:
+        marks = ",".join("?" * len(endpoints))
+        rows = db.execute(
+            "SELECT endpoint, player, p256dh, auth, lang FROM push_subscriptions"
+            f" WHERE endpoint IN ({marks})",
+            endpoints,
+        ).fetchall()
+    return {r[0]: tuple(r[1:]) for r in rows}
+
+
+async def test_a_renewed_subscription_replaces_the_old_and_refusals_change_nothing(
+    live_server: LiveServer, http: httpx.AsyncClient
+) -> None:
+    """``POST /api/push/subscriptions/replace``, what the service worker sends when the push
+    service renewed a subscription: the person's old endpoint goes, the new one comes; a bad
+    token, another's endpoint, malformed keys change nothing."""
+    run = uuid.uuid4().hex[:8]
+    old, new = f"https://push.example.net/{run}/old", f"https://push.example.net/{run}/new"
+    hers, unknown = f"https://push.example.net/{run}/hers", f"https://push.example.net/{run}/none"
+    endpoints = [old, new, hers, unknown]
+    ken, mallory = await guest(live_server, "Ken"), await guest(live_server, "Mallory")
+    try:
+        assert ken.token is not None and mallory.token is not None
+        ken_keys, her_keys, fresh = BrowserKeys(), BrowserKeys(), BrowserKeys()
+        for token, keys, endpoint in ((ken.token, ken_keys, old), (mallory.token, her_keys, hers)):
+            sub = {**keys.subscription(endpoint), "lang": "ja"}
+            added = await http.post("/api/push/subscriptions", json=sub, headers=bearer(token))
+            assert added.status_code == 201, added.text
+        before = stored_subscriptions(live_server, endpoints)
+        assert set(before) == {old, hers}
+        renewal = {**fresh.subscription(new), "expirationTime": None, "lang": "en"}
+
+        async def replace(token: str | None, body: dict[str, object]) -> httpx.Response:
+            headers = bearer(token) if token is not None else {}
+            return await http.post("/api/push/subscriptions/replace", json=body, headers=headers)
+
+        short_key = {"p256dh": b64url(b"\x04" + b"k" * 63), "auth": renewal["keys"]["auth"]}
+        for token, body, status, code in (
+            (None, {**renewal, "old_endpoint": old}, 401, "bad_token"),
+            ("not-a-token", {**renewal, "old_endpoint": old}, 401, "bad_token"),
+            (mallory.token, {**renewal, "old_endpoint": old}, 404, "unknown_subscription"),
+            (ken.token, {**renewal, "old_endpoint": hers}, 404, "unknown_subscription"),
+            (ken.token, {**renewal, "old_endpoint": unknown}, 404, "unknown_subscription"),
+            (
+                ken.token,
+                {**renewal, "keys": short_key, "old_endpoint": old},
+                400,
+                "bad_subscription",
+            ),
+            (
+                ken.token,
+                {**renewal, "keys": {"p256dh": "!!", "auth": "??"}, "old_endpoint": old},
+                400,
+                "bad_subscription",
+            ),
+            (ken.token, {"endpoint": new, "old_endpoint": old}, 400, "bad_subscription"),
+            (
+                ken.token,
+                {**renewal, "endpoint": "http://push.example.net/x", "old_endpoint": old},
+                400,
+                "bad_subscription",
+            ),
+            (ken.token, renewal, 400, "bad_subscription"),
+            (ken.token, {**renewal, "old_endpoint": 7}, 400, "bad_subscription"),
+            (ken.token, {**renewal, "endpoint": old, "old_endpoint": old}, 400, "bad_subscription"),
+        ):
+            refused = await replace(token, body)
+            assert refused.status_code == status, (body, refused.text)
+            assert refused.json()["error"]["code"] == code, (body, refused.text)
+            assert stored_subscriptions(live_server, endpoints) == before, body
+        done = await replace(ken.token, {**renewal, "old_endpoint": old})
+        assert done.status_code == 200, done.text
+        assert done.json()["push"]["devices"] == 1
+        assert stored_subscriptions(live_server, endpoints) == {
+            new: (ken.player_id, fresh.p256dh, b64url(fresh.auth), "en"),
+            hers: before[hers],
+        }
+        # Sent again (the worker retried): the old one is gone, so the worker adds instead.
+        again = await replace(ken.token, {**renewal, "old_endpoint": old})
+        assert again.status_code == 404
+    finally:
+        await ken.close()
+        await mallory.close()

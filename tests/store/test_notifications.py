@@ -100,6 +100,27 @@ async def test_push_subscriptions_keep_the_newest_devices(store: SqlStore) -> No
     assert [s.endpoint for s in await store.push_subscriptions("p_1")] == ["https://push.example/3"]
 
 
+async def test_a_renewed_subscription_replaces_only_the_persons_own(store: SqlStore) -> None:
+    """The worker's pushsubscriptionchange: the old endpoint goes and the new one comes in one
+    transaction, and only when the old one is the person's."""
+    await store.add_push_subscription(
+        PushSubscription("https://push.example/a", "p_1", "k", "a", "ja", 1), 3
+    )
+    await store.add_push_subscription(
+        PushSubscription("https://push.example/b", "p_2", "k", "a", "en", 2), 3
+    )
+    stolen = PushSubscription("https://push.example/x", "p_2", "k2", "a2", "en", 3)
+    assert not await store.replace_push_subscription("https://push.example/a", stolen, 3)
+    unknown = PushSubscription("https://push.example/y", "p_1", "k2", "a2", "ja", 3)
+    assert not await store.replace_push_subscription("https://push.example/none", unknown, 3)
+    assert [s.endpoint for s in await store.push_subscriptions("p_1")] == ["https://push.example/a"]
+    assert [s.endpoint for s in await store.push_subscriptions("p_2")] == ["https://push.example/b"]
+    renewed = PushSubscription("https://push.example/a2", "p_1", "k2", "a2", "en", 4)
+    assert await store.replace_push_subscription("https://push.example/a", renewed, 3)
+    assert await store.push_subscriptions("p_1") == [renewed]
+    assert not await store.replace_push_subscription("https://push.example/a", renewed, 3)
+
+
 async def test_a_secret_is_made_once_whoever_asks_first(store_url: str) -> None:
     stores = [await open_store(store_url) for _ in range(2)]
     try:

@@ -10,7 +10,9 @@ JSON, through the account API's adapter (a bearer token, errors as ``error.json`
 * ``POST /api/account/email`` (``{"email", "lang"}``, accounts only): keep an address and
   send it a verification link; ``DELETE /api/account/email``: forget it;
 * ``POST /api/push/subscriptions`` (a browser's ``PushSubscription`` as JSON, and
-  ``lang``), ``DELETE /api/push/subscriptions`` (``{"endpoint"}``): any player's devices.
+  ``lang``), ``DELETE /api/push/subscriptions`` (``{"endpoint"}``): any player's devices;
+  ``POST /api/push/subscriptions/replace`` (the new subscription and ``old_endpoint``): the
+  service worker's answer to a push service renewing a subscription.
 
 Pages that e-mails link to, working without signing in (the token is the proof):
 
@@ -61,6 +63,11 @@ async def remove_email(call: Call) -> Answer:
 
 async def add_push(call: Call) -> Answer:
     await call.server.notifier.add_push(call.me.id, call.body)
+    return await describe(call)
+
+
+async def replace_push(call: Call) -> Answer:
+    await call.server.notifier.replace_push(call.me.id, call.body)
     return await describe(call)
 
 
@@ -121,6 +128,7 @@ def notify_routes(server: Server) -> list[BaseRoute]:
         adapted(s, "DELETE", "/api/account/email", remove_email),
         adapted(s, "POST", "/api/push/subscriptions", add_push, body=True, status=201),
         adapted(s, "DELETE", "/api/push/subscriptions", remove_push, body=True),
+        adapted(s, "POST", "/api/push/subscriptions/replace", replace_push, body=True),
         Route("/verify-email/{token}", verify, methods=["GET"]),
         Route("/unsubscribe/{token}", unsubscribe, methods=["GET", "POST"]),
         Route("/sw.js", service_worker, methods=["GET"]),

@@ -663,6 +663,24 @@ class Notifier:
         return lang_of(payload["l"]), payload["e"]
 
     async def add_push(self, player_id: str, body: Mapping[str, Any]) -> None:
+        sub = self._subscription(player_id, body)
+        await self.store.add_push_subscription(sub, self.times.push_per_player)
+
+    async def replace_push(self, player_id: str, body: Mapping[str, Any]) -> None:
+        """A browser's push service renewed its subscription (the service worker's
+        ``pushsubscriptionchange``): keep the new one in place of ``old_endpoint``, which
+        must be the person's own — nobody may drop another's device."""
+        old = body.get("old_endpoint")
+        if not isinstance(old, str) or not old or len(old) > MAX_ENDPOINT:
+            raise AccountError(400, "bad_subscription", "old_endpoint is the endpoint replaced")
+        sub = self._subscription(player_id, {k: v for k, v in body.items() if k != "old_endpoint"})
+        if sub.endpoint == old:
+            raise AccountError(400, "bad_subscription", "the new endpoint is the old one")
+        if not await self.store.replace_push_subscription(old, sub, self.times.push_per_player):
+            raise AccountError(404, "unknown_subscription", "no device of yours has it")
+
+    def _subscription(self, player_id: str, body: Mapping[str, Any]) -> PushSubscription:
+        """A browser's ``PushSubscription.toJSON()`` (and ``lang``), checked."""
         if self.pusher is None:
             raise AccountError(409, "no_push", "this server sends no push notifications")
         endpoint, keys = body.get("endpoint"), body.get("keys")
@@ -679,8 +697,7 @@ class Notifier:
             raise AccountError(400, "bad_subscription", "keys holds p256dh and auth (base64url)")
         assert isinstance(endpoint, str) and isinstance(p256dh, str) and isinstance(auth, str)
         lang = lang_of(body.get("lang"))
-        sub = PushSubscription(endpoint, player_id, p256dh, auth, lang, self.clock())
-        await self.store.add_push_subscription(sub, self.times.push_per_player)
+        return PushSubscription(endpoint, player_id, p256dh, auth, lang, self.clock())
 
     async def remove_push(self, player_id: str, endpoint: object) -> None:
         if not isinstance(endpoint, str):

@@ -9,6 +9,13 @@
 //
 // A push carries JSON {title, body, url, tag, kind} (bodoge/server/services/notify.py);
 // its notification, clicked, focuses a tab of the site on that table or opens one.
+//
+// A push service may renew a subscription on its own (keys rotated, the old one expired):
+// the browser then fires "pushsubscriptionchange" here, with no page open.  The worker
+// subscribes again with the server's VAPID key and tells the server, which keeps the new
+// subscription in place of the old one.  What it needs for that — the key, the player's
+// token and language, the endpoint the server knows — the account page hands it when it
+// turns push on or shows it on (a "bodoge.push-keep" message), kept in IndexedDB.
 
 const CACHE = "bodoge-shell-v1";
 const SHELL = ["/", "/static/css/app.css", "/static/js/main.js", "/static/icons/icon-192.png"];
@@ -112,4 +119,97 @@ self.addEventListener("notificationclick", (event) => {
   event.notification.close();
   const url = event.notification.data?.url ?? "/";
   event.waitUntil(openTable(url));
+});
+
+// --- renewing a subscription -------------------------------------------------------------
+
+const KEEP_DB = "bodoge-push";
+const KEEP_STORE = "keep";
+
+/** Run `act` on the kept record's store; resolves with what its request returned. */
+function withKept(mode, act) {
+  return new Promise((resolve, reject) => {
+    const opened = indexedDB.open(KEEP_DB, 1);
+    opened.onupgradeneeded = () => opened.result.createObjectStore(KEEP_STORE);
+    opened.onerror = () => reject(opened.error);
+    opened.onsuccess = () => {
+      const db = opened.result;
+      const tx = db.transaction(KEEP_STORE, mode);
+      const request = act(tx.objectStore(KEEP_STORE));
+      tx.oncomplete = () => {
+        db.close();
+        resolve(request.result);
+      };
+      tx.onerror = () => {
+        db.close();
+        reject(tx.error);
+      };
+    };
+  });
+}
+
+/** What renewing needs: {key, token, lang, endpoint}, or null. */
+const readKept = () => withKept("readonly", (store) => store.get("push")).then((v) => v ?? null);
+const keep = (value) =>
+  withKept("readwrite", (store) => (value ? store.put(value, "push") : store.delete("push")));
+
+self.addEventListener("message", (event) => {
+  const data = event.data;
+  if (!data || data.type !== "bodoge.push-keep") return;
+  const value = data.value;
+  const valid =
+    value === null ||
+    (typeof value === "object" &&
+      typeof value.key === "string" &&
+      typeof value.token === "string" &&
+      typeof value.endpoint === "string");
+  if (!valid || event.origin !== self.location.origin) return;
+  event.waitUntil(
+    keep(value).then(
+      () => event.ports[0]?.postMessage(true),
+      () => event.ports[0]?.postMessage(false),
+    ),
+  );
+});
+
+function keyBytes(text) {
+  const b64 = text.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(text.length / 4) * 4, "=");
+  return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+}
+
+/**
+ * Subscribe again (unless the browser already did: `renewed`) and tell the server: the new
+ * subscription replaces the old one (`old`, or the endpoint kept when the browser does not
+ * say); if the server does not know the old one any more, the new one is added.
+ */
+async function renew(old, renewed) {
+  const kept = await readKept();
+  if (!kept) return; // push was never turned on here, or turned off
+  const fresh =
+    renewed ??
+    (await self.registration.pushManager.subscribe({
+      userVisibleOnly: true,
+      applicationServerKey: keyBytes(kept.key),
+    }));
+  const body = { ...fresh.toJSON(), lang: kept.lang };
+  const headers = { "Content-Type": "application/json", Authorization: `Bearer ${kept.token}` };
+  const oldEndpoint = old?.endpoint ?? kept.endpoint;
+  let answer = null;
+  if (oldEndpoint && oldEndpoint !== fresh.endpoint) {
+    answer = await fetch("/api/push/subscriptions/replace", {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ ...body, old_endpoint: oldEndpoint }),
+    });
+  }
+  if (!answer || answer.status === 404) {
+    answer = await fetch("/api/push/subscriptions", { method: "POST", headers, body: JSON.stringify(body) });
+  }
+  // Refused (a token signed out since): the old subscription lapses at the push service,
+  // and the server drops it at the next push (410).
+  if (answer.ok) await keep({ ...kept, endpoint: fresh.endpoint });
+}
+
+self.addEventListener("pushsubscriptionchange", (event) => {
+  event.waitUntil(renew(event.oldSubscription ?? null, event.newSubscription ?? null));
 });

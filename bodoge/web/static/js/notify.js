@@ -4,6 +4,7 @@
 // side is bodoge/server/services/notify.py; the endpoints are in docs/protocol.md
 // ("Notifications").  The service worker that shows a push is /sw.js.
 
+import { bearer } from "./conn.js";
 import { fill, h, toast } from "./dom.js";
 import { lang, t } from "./i18n.js";
 
@@ -23,6 +24,28 @@ async function registration() {
 }
 
 /**
+ * Hand the service worker what it needs to renew this browser's subscription by itself when
+ * the push service changes it (sw.js, "pushsubscriptionchange"): the server's key, this
+ * player's token and language, the endpoint the server knows.  `null`: forget them.
+ */
+async function keepForWorker(value) {
+  const reg = await registration();
+  const worker = reg?.active;
+  if (!worker) return false;
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = (e) => resolve(e.data === true);
+    worker.postMessage({ type: "bodoge.push-keep", value }, [channel.port2]);
+    setTimeout(resolve, 5000, false);
+  });
+}
+
+function kept(key, subscription) {
+  const token = (bearer().Authorization ?? "").replace(/^Bearer /, "");
+  return { key, token, lang: lang(), endpoint: subscription.endpoint };
+}
+
+/**
  * The panel: a section that fills itself once the settings are read.
  * `api` and `run` are the account page's (JSON requests; one action at a time, errors as
  * toasts); `isAccount` says whether e-mail can be offered.
@@ -37,6 +60,8 @@ export function notifyPanel({ api, run, isAccount }) {
     if (pushSupported() && state.push.key) {
       const reg = await registration();
       subscription = reg ? await reg.pushManager.getSubscription() : null;
+      // Kept fresh each time (a sign-in since changed the token).
+      if (subscription) keepForWorker(kept(state.push.key, subscription)).catch(() => {});
     }
     draw();
   }
@@ -116,12 +141,14 @@ export function notifyPanel({ api, run, isAccount }) {
         throw { code: "push_unreachable" };
       }
       state = await api("POST", "/api/push/subscriptions", { ...subscription.toJSON(), lang: lang() });
+      await keepForWorker(kept(state.push.key, subscription)).catch(() => {});
       toast(() => t("notify.push_on_done"), "info", 4000);
     };
     const off = async () => {
       const endpoint = subscription.endpoint;
       await subscription.unsubscribe().catch(() => null);
       subscription = null;
+      await keepForWorker(null).catch(() => {});
       try {
         state = await api("DELETE", "/api/push/subscriptions", { endpoint });
       } catch (err) {
