@@ -107,31 +107,21 @@ def adapted(
 
 
 def account_routes(server: Server) -> list[BaseRoute]:
-    def route(
-        method: str,
-        path: str,
-        handler: Handler,
-        *,
-        player: bool = True,
-        body: bool = False,
-        status: int = 200,
-    ) -> Route:
-        return adapted(server, method, path, handler, player=player, body=body, status=status)
-
+    s = server
     return [
-        route("GET", "/api/account", describe),
-        route("POST", "/api/account", keep_name, body=True, status=201),
-        route("POST", "/api/account/password", change_password, body=True),
-        route("DELETE", "/api/account/password", remove_password),
-        route("POST", "/api/account/passkeys/options", passkey_options, body=True),
-        route("POST", "/api/account/passkeys", add_passkey, body=True, status=201),
-        route("DELETE", "/api/account/passkeys/{passkey}", remove_passkey),
-        route("DELETE", "/api/account/devices/{device}", end_device),
-        route("POST", "/api/sign-in", sign_in, player=False, body=True),
-        route("POST", "/api/sign-in/passkey/options", sign_in_options, player=False),
-        route("POST", "/api/sign-in/passkey", sign_in_passkey, player=False, body=True),
-        route("POST", "/api/sign-out", sign_out),
-        route("POST", "/api/sign-out/everywhere", sign_out_everywhere),
+        adapted(s, "GET", "/api/account", describe),
+        adapted(s, "POST", "/api/account", keep_name, body=True, status=201),
+        adapted(s, "POST", "/api/account/password", change_password, body=True),
+        adapted(s, "DELETE", "/api/account/password", remove_password),
+        adapted(s, "POST", "/api/account/passkeys/options", passkey_options, body=True),
+        adapted(s, "POST", "/api/account/passkeys", add_passkey, body=True, status=201),
+        adapted(s, "DELETE", "/api/account/passkeys/{passkey}", remove_passkey),
+        adapted(s, "DELETE", "/api/account/devices/{device}", end_device),
+        adapted(s, "POST", "/api/sign-in", sign_in, player=False, body=True),
+        adapted(s, "POST", "/api/sign-in/passkey/options", sign_in_options, player=False),
+        adapted(s, "POST", "/api/sign-in/passkey", sign_in_passkey, player=False, body=True),
+        adapted(s, "POST", "/api/sign-out", sign_out),
+        adapted(s, "POST", "/api/sign-out/everywhere", sign_out_everywhere),
     ]
 
 
