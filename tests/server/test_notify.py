@@ -241,6 +241,9 @@ async def test_a_digest_gathers_a_day_into_one_email(
     for table in ("t_1", "t_2", "t_3"):
         assert f"{SITE}/t/{table}" in text and f"{SITE}/t/{table}" in html
     assert "ケンさんがタギロンの卓に招待しています。" in text
+    # the game's end says how it went, there too
+    assert "- イラストリーの卓の対局が終わりました。あなたの勝ちです。" in text
+    assert "イラストリーの卓の対局が終わりました。あなたの勝ちです。" in html
     assert mail["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     await turn_passes(notifier, clock, 48 * 3600)
     assert len(smtp.sink.messages) == 1

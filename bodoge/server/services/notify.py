@@ -513,7 +513,13 @@ class Notifier:
             return
         lang = settings.lang
         items = [
-            (i.kind, i.table_id or "", self._title(i.payload["game"], lang), i.payload["by"])
+            (
+                i.kind,
+                i.table_id or "",
+                self._title(i.payload["game"], lang),
+                i.payload["by"],
+                Ending.of(i.payload) if i.kind == "ended" else None,
+            )
             for i in batch
         ]
         unsubscribe = self._unsubscribe_url(settings)

@@ -285,11 +285,11 @@ def compose(
     deadline: int | None = None,
     link: str | None = None,
     unsubscribe: str | None = None,
-    items: list[tuple[str, str, str, str]] | None = None,
+    items: list[tuple[str, str, str, str, Ending | None]] | None = None,
     ending: Ending | None = None,
 ) -> Composed:
     """One e-mail of ``kind`` (``turn``, ``ended``, ``invited``, ``verify``, ``digest``:
-    ``items`` then holds each ``(kind, table_id, game, by)`` it tells; ``ended``: the
+    ``items`` then holds each ``(kind, table_id, game, by, ending)`` it tells; ``ended``: the
     ``ending``, how it went and the standings)."""
     lang = lang_of(lang)
     words, subjects = _LINE[lang], _SUBJECT[lang]
@@ -308,9 +308,13 @@ def compose(
         if kind == "digest":
             text_lines += [words["digest"], ""]
             paragraphs.append(escape(words["digest"]))
-            for k, t, g, b in items or []:
+            for k, t, g, b, e in items or []:
                 url = f"{site}/t/{t}"
-                line = words[k].format(game=g, by=b)
+                if k == "ended" and e is not None:
+                    line = words["ended_told"].format(game=g)
+                    line += (" " if lang == "en" else "") + e.sentence(lang)
+                else:
+                    line = words[k].format(game=g, by=b)
                 text_lines += [f"- {line}", f"  {url}"]
                 links.append((line, url))
         else:
