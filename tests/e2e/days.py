@@ -23,8 +23,8 @@ from bodoge.games import registry
 from tests.e2e import ui
 from tests.e2e.conftest import DESKTOP, check_answer, check_socket
 from tests.e2e.test_notifications import CLICK_JS, NOTIFICATIONS_JS, registration_id
-from tests.server.notify_parts import BrowserKeys, PushService, SmtpServer, parts
 from tests.support.live_server import DEFAULT_ARGS, LiveServer
+from tests.support.turn_play import BrowserKeys, PushService, SmtpServer, parts
 
 Page = Any
 HOUR = 3600

@@ -32,21 +32,9 @@ from tests.e2e import test_illustori as il
 from tests.e2e import ui
 from tests.e2e.days import DAY, GRACE, HOUR, Days, Person
 from tests.e2e.test_accessibility import Audit
-from tests.server.notify_parts import PushService, SmtpServer
+from tests.support.turn_play import PushService, SmtpServer
 
 MOVE = 12 * HOUR
-
-
-@pytest.fixture
-def smtp() -> Iterator[SmtpServer]:
-    with SmtpServer() as server:
-        yield server
-
-
-@pytest.fixture
-def push() -> Iterator[PushService]:
-    with PushService() as service:
-        yield service
 
 
 @pytest.fixture

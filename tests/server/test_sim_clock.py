@@ -26,10 +26,9 @@ from bodoge.server.runtime.config import ServerConfig
 from bodoge.server.runtime.turns import DAY, HOUR
 from bodoge.server.wiring import Server
 from bodoge.store import sqlite_url
-from tests.server.notify_parts import BrowserKeys
 from tests.server.test_tables import Tab
-from tests.server.test_turn_based import GAMES, ORIGIN
 from tests.support.live_server import ROOT, LiveServer
+from tests.support.turn_play import GAMES, ORIGIN, BrowserKeys
 
 START = 1_800_000_000_000  # 2027-01-15T08:00:00Z
 
