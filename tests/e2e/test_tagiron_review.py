@@ -78,7 +78,8 @@ def test_review_of_a_finished_four_player_game(open_page, browser, screenshot_di
         assert f"{s['score']}点" in line
         if s["questions"]:
             assert f"質問の精度{_pct(s['accuracy'])}%" in line
-            assert f"失った価値：質問{s['loss']:.2f}／{s['stake']:.2f}回分" in line
+            lost = f"失った価値：質問{s['loss']:.2f}回分、でたらめなカードなら{s['par']:.2f}回分"
+            assert lost in line
         else:
             assert "質問なし" in line
         certain = sum(m["certain"] for m in s["missed"])

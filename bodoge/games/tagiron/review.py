@@ -12,18 +12,17 @@ What is judged (the thresholds are the constants below, explained in
 ``docs/solver.md``, "Game review"):
 
 * **a question**, as a chess engine judges a move by the loss in its own
-  evaluation: by the value the strongest player, the expert bot, gives it
-  when it chooses greedily (:func:`question_values`) — the bits it was
-  expected to give about the target
-  (:meth:`~bodoge.games.tagiron.ai.solver.Deduction.question_bits`) less what
-  it gives the rivals, weighed as the expert weighs it (what this seat's own
-  answer tells them of its hand; with 2 players also the worth of the cards
-  left to the opponent).  Its *loss* is the best face-up question's value
-  less its own; against what the best question would have told (``best``
-  bits) it is *good* up to ``1 -`` :data:`GOOD_SHARE` of that (or within
-  :data:`TIE_BITS`), an *inaccuracy* up to ``1 -`` :data:`MISTAKE_SHARE`,
-  beyond that a *mistake*.  Its bits, the most bits any face-up question
-  offered and the candidates it left are reported too;
+  evaluation: by the value the strongest player, the expert bot, chooses by
+  (:mod:`.review_value`), in questions — how much nearer to certainty it brings
+  the asker, less what it brings the rivals (with 3–4 players an average
+  rival's chance to be certain too and its bits, from every answer it hears;
+  with 2 players what the asker's own answer tells and the cards left to the
+  opponent).  Its *loss* is the best face-up question's value less its own;
+  against what the best question would have gained it is *good* up to ``1 -``
+  :data:`GOOD_SHARE` of that (or within :data:`TIE`), an *inaccuracy* up to
+  ``1 -`` :data:`MISTAKE_SHARE`, beyond that a *mistake*.  Its bits, the most
+  bits any face-up question offered and the candidates it left are reported
+  too, and what a card picked at random would have lost then (``par``);
 * **a declaration**: the chance, at that moment, of the tiles named.  A
   wrong one is a *mistake* (hasty) when it cost something and the expert, in
   the seat's place, would not have taken it: with 3–4 players
@@ -40,12 +39,14 @@ What is judged (the thresholds are the constants below, explained in
   seat once it could: that seat may simply have been quicker.
 
 The **score** of a seat (0–100) is its questions' *accuracy* — 1 less the
-bits of value they lost over the bits at stake (each question's best bits, or
-its loss if more), in percent — less :data:`MISSED_COST` points per missed
-chance and :data:`HASTY_COST` per hasty wrong declaration;
-:attr:`SeatReview.summary` says it in one line.  Were nothing charged, the
-accuracy would be the share of the most information on offer its questions
-gathered (:attr:`SeatReview.share`, still reported).
+questions of value they lost over twice what cards picked at random would have
+lost at the same moments (:func:`stake`: the expert's choice scores 100%, a
+random card's 50% on average, at every table), in percent — less
+:data:`MISSED_COST` points per missed chance (times its chance) and
+:data:`HASTY_COST` per hasty wrong declaration; :attr:`SeatReview.summary` says
+it in one line.  Were nothing charged, the accuracy would be the share of the
+most information on offer its questions gathered (:attr:`SeatReview.share`,
+still reported).
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ from bodoge.games.tagiron.review_missed import (
     Moment,
     missed_chances,
 )
-from bodoge.games.tagiron.review_value import RATE, best_of, loss_of, worths
+from bodoge.games.tagiron.review_value import RATE, Worth, best_of, loss_of, worths
 from bodoge.games.tagiron.state import TagironState
 from bodoge.games.tagiron.tiles import sort_hand
 
@@ -89,6 +90,10 @@ MISTAKE_SHARE = 0.5
 MIN_STAKE = 0.25
 #: Points off the score for each hasty wrong declaration.
 HASTY_COST = 10
+#: The score's yardstick for a question is twice what a face-up card picked at random
+#: (the easy bot's question) would lose against the best, but never less than this
+#: (questions): where every card is nearly as good, a hair's loss is not half a score.
+PAR_FLOOR = 0.05
 
 Mark = str  # "best" | "good" | "inaccuracy" | "mistake"
 
@@ -115,14 +120,31 @@ def question_mark(loss: float, scale: float) -> Mark:
     return "mistake"
 
 
-def stake(loss: float, scale: float) -> float:
-    """What was at stake in a question: what the best one would have gained (at least
-    :data:`MIN_STAKE`), or the loss if more.
+def stake(loss: float, par: float) -> float:
+    """What was at stake in a question, for the score: twice what a card picked at random
+    would have lost (``par``; at least :data:`PAR_FLOOR`), or the loss if more.  So the
+    expert's choice scores 100%, a random card's 50% on average, at every table.
 
-    >>> stake(0.5, 2.0), stake(0.7, 0.0), stake(0.0, 0.0)
-    (2.0, 0.7, 0.25)
+    >>> stake(0.5, 2.0), stake(0.7, 0.1), stake(0.0, 0.0)
+    (4.0, 0.7, 0.05)
     """
-    return max(scale, MIN_STAKE, loss)
+    return max(2 * par, PAR_FLOOR, loss)
+
+
+def par_loss(worth: Mapping[Variant, Worth], best: Worth) -> float:
+    """What a face-up card picked at random, and a random choice on it, loses against
+    ``best`` on average: the easy bot's question.
+
+    >>> from bodoge.games.tagiron.review_value import Worth
+    >>> w = {("red_sum", None): Worth(2.0, 0.0, 0.0), ("where_0", None): Worth(1.0, 0.0, 0.0),
+    ...      ("where_5", None): Worth(0.0, 0.0, 0.0)}
+    >>> round(par_loss(w, w["red_sum", None]), 4)  # each card alike: (0 + 0.27 + 0.53) / 3
+    0.2667
+    """
+    cards: dict[str, list[float]] = {}
+    for (card, _), w in worth.items():
+        cards.setdefault(card, []).append(loss_of(w, best))
+    return sum(sum(x) / len(x) for x in cards.values()) / len(cards)
 
 
 @dataclass(frozen=True)
@@ -158,10 +180,13 @@ class QuestionReview:
     #: Questions of value lost against the best (0 for the best).
     loss: float
     mark: Mark
+    #: What a face-up card picked at random would have lost on average (the score's
+    #: yardstick, :func:`stake`).
+    par: float = 0.0
 
     @property
     def stake(self) -> float:
-        return stake(self.loss, self.best_gain)
+        return stake(self.loss, self.par)
 
     def to_json(self) -> dict[str, JSON]:
         return {
@@ -182,6 +207,7 @@ class QuestionReview:
             "best_value": round(self.best_value, 4),
             "most_bits": round(self.most_bits, 4),
             "loss": round(self.loss, 4),
+            "par": round(self.par, 4),
             "stake": round(self.stake, 4),
             "before": self.before,
             "after": self.after,
@@ -247,9 +273,14 @@ class SeatReview:
         return sum(q.loss for q in self.questions)
 
     @property
+    def par(self) -> float:
+        """Questions of value cards picked at random would have lost at the same moments."""
+        return sum(q.par for q in self.questions)
+
+    @property
     def stake(self) -> float:
-        """Questions of value at stake: what the best ones would have gained (or the loss,
-        where that was more)."""
+        """Questions of value at stake: twice what cards picked at random would have lost
+        (or the loss, where that was more; see :func:`stake`)."""
         return sum(q.stake for q in self.questions)
 
     @property
@@ -285,8 +316,9 @@ class SeatReview:
         asked = len(self.questions)
         parts = [
             f"questions {100 * self.accuracy:.0f}% accurate "
-            f"({self.loss:.2f} of {self.stake:.2f} questions of value lost against the best "
-            f"in {asked} question{'s' if asked != 1 else ''})"
+            f"({self.loss:.2f} questions of value lost against the best, where cards picked "
+            f"at random would have lost {self.par:.2f}, in {asked} "
+            f"question{'s' if asked != 1 else ''})"
             if asked
             else "no question asked"
         ]
@@ -301,6 +333,7 @@ class SeatReview:
             "accuracy": round(self.accuracy, 6),
             "loss": round(self.loss, 4),
             "stake": round(self.stake, 4),
+            "par": round(self.par, 4),
             "share": round(self.share, 6),
             "bits": round(self.bits, 4),
             "most_bits": round(self.most_bits, 4),
@@ -364,6 +397,7 @@ def thresholds() -> dict[str, JSON]:
         "good_share": GOOD_SHARE,
         "mistake_share": MISTAKE_SHARE,
         "min_stake": MIN_STAKE,
+        "par_floor": PAR_FLOOR,
         "missed_cost": MISSED_COST,
         "hasty_cost": HASTY_COST,
         "reaction_seconds": REACTION_SECONDS,
@@ -506,6 +540,7 @@ def _question(
         after=after.candidate_count,
         loss=loss,
         mark=question_mark(loss, top.gain),
+        par=par_loss(worth, worth[best_of(worth)]),
     )
 
 

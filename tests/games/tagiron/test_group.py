@@ -10,14 +10,18 @@ import pytest
 from bodoge.games.tagiron.ai.bots import make_bot
 from bodoge.games.tagiron.ai.group import (
     FLOOR,
+    LEAK,
     RACE_ON,
+    RIVALS,
     GroupExpert,
     Stakes,
     declare_now,
+    racing_rivals,
     stakes_of,
     turns_until,
 )
 from bodoge.games.tagiron.ai.position import Position
+from bodoge.games.tagiron.ai.race import RATE, rival_gains, rivals_given
 from bodoge.games.tagiron.ai.rivals import list_worlds, rival_race, told_by_my_answers
 from bodoge.games.tagiron.ai.situation import Situation
 from bodoge.games.tagiron.ai.solver import Deduction
@@ -257,35 +261,42 @@ def test_in_the_last_turns_the_expert_declares_at_once() -> None:
     GAME.apply(state, seat, move)  # legal out of turn
 
 
-def test_the_expert_asks_for_the_most_bits_less_what_its_own_answer_tells() -> None:
-    differs = False
+def test_the_expert_asks_the_question_of_most_value_against_its_rivals() -> None:
+    """Once its worlds can be listed, the expert charges a question what it brings an
+    average rival (:func:`rivals_given`); before, the bits its own answer tells them
+    (:data:`LEAK`, 3 players).  It asks the most valuable question that tells it
+    something, and somewhere that is not the normal bot's (the most bits)."""
+    differs = read = opening = False
     for state in _states(3, range(8), 4):
         seat = state.turn
-        if not state.log:
-            continue  # the opening's bits are the slow ones
         s = _situation(state, seat)
         if s.deduction.certain:
             continue
+        worth = GroupExpert().worths(s)
         move = GroupExpert().question(s, random.Random(0))
+        informative = [w.value for w in worth.values() if w.informative]
+        assert worth[move.card, move.choice].value == pytest.approx(max(informative))
+        gains = rival_gains(s.deduction, s.variants, racing_rivals(s.view, seat))
+        told = told_by_my_answers(s.position, s.variants)
+        for v, w in worth.items():
+            if gains is None:
+                assert w.given == pytest.approx((1 - w.settle) * LEAK[3] * told[v] / RATE)
+            else:
+                assert w.given == pytest.approx(RIVALS[3] * rivals_given(gains, v, w.settle))
+        read |= gains is not None
+        opening |= gains is None
         bits = s.deduction.question_bits(s.variants)
-        told = told_by_my_answers(s.position, list(bits))
-        net = {v: bits[v] - told[v] for v in bits}
-        assert net[move.card, move.choice] == pytest.approx(max(net.values()))
         differs |= bits[move.card, move.choice] < max(bits.values()) - 1e-9
-    assert differs  # somewhere the normal bot's question would tell on this seat
+    assert differs and read and opening
 
 
-def test_with_4_players_the_expert_asks_for_the_most_bits() -> None:
-    """Everyone answers every question with 4 players, so a seat's answer to a card is
-    heard whoever asks it: the expert charges nothing for it there (measured: weights
-    0 to 2 tie) and asks what the normal bot asks."""
-    for state in _states(4, range(3), 3):
-        seat = state.turn
-        if not state.log:
-            continue
-        s = _situation(state, seat)
-        if s.deduction.certain:
-            continue
+def test_with_4_players_the_expert_asks_for_the_most_bits_at_the_opening() -> None:
+    """Everyone answers every question with 4 players, so before the rivals can be read
+    (the worlds too many to list) a seat's answer is heard whoever asks: the expert
+    charges nothing for it and asks what the normal bot asks."""
+    for state in _states(4, range(3), 1):
+        s = _situation(state, state.turn)
+        assert rival_gains(s.deduction, s.variants, [1, 2, 3]) is None
         assert set(GroupExpert().charges(s).values()) == {0.0}
         move = GroupExpert().question(s, random.Random(0))
         bits = s.deduction.question_bits(s.variants)

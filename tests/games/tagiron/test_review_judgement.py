@@ -12,16 +12,21 @@ from dataclasses import replace
 import pytest
 
 from bodoge.games.tagiron.ai.position import Position
+from bodoge.games.tagiron.ai.race import rival_gains
 from bodoge.games.tagiron.ai.solver import Deduction
 from bodoge.games.tagiron.cards import CARDS, cards_for
 from bodoge.games.tagiron.moves import Ask, Declare
 from bodoge.games.tagiron.review import (
     MIN_STAKE,
+    PAR_FLOOR,
     TIE,
+    QuestionReview,
     UnfinishedError,
+    known,
     question_mark,
     review_history,
     review_seat,
+    seat_views,
     views_from,
 )
 from bodoge.games.tagiron.review_missed import (
@@ -32,7 +37,16 @@ from bodoge.games.tagiron.review_missed import (
 )
 from bodoge.games.tagiron.review_value import RATE
 from tests.games.tagiron.helpers import GAME, bot_history
-from tests.games.tagiron.test_review import CERTAIN_FACE_UP, HIGH, LOW, certain_game, dealt
+from tests.games.tagiron.test_review import (
+    CERTAIN_FACE_UP,
+    FACE_UP_3,
+    HANDS_3,
+    HIGH,
+    LOW,
+    certain_game,
+    dealt,
+    dealt3,
+)
 
 # --- 1. a question that settles the game -----------------------------------------------
 
@@ -96,6 +110,11 @@ FOUR_MOVES = [
 ]
 
 
+def q_deduction(views, t: int) -> Deduction:
+    """Seat 0's deduction after ``t`` moves, from its own view."""
+    return Deduction(Position.from_view({**known(views[t], 0), "you": 0}))
+
+
 def four_state():
     return GAME.setup(GAME.options({"players": 4}), 4, FOUR_SEED)
 
@@ -104,8 +123,14 @@ def test_with_4_players_a_question_that_settles_the_game_is_best() -> None:
     views = views_from(four_state(), FOUR_MOVES)
     q = review_seat(views[0], 0).questions[-1]
     assert (q.card, q.before, q.after) == ("consecutive_runs", 10, 1)
-    assert q.settle == 1.0 and q.told > 2.5 and q.given == 0.0
-    assert q.mark == "best" and q.value == pytest.approx(1 + q.bits / RATE)
+    assert q.settle == 1.0 and q.told > 2.5
+    # certain after it, seat 0 is charged only the rivals' chance to be certain too (the
+    # race for the place shared): their bits no longer matter to it
+    gains = rival_gains(q_deduction(views[0], 3), [("consecutive_runs", None)], [1, 2, 3])
+    assert gains is not None
+    shared = sum(g["consecutive_runs", None][1] for g in gains.values()) / 3
+    assert 0 < shared < 1 and q.given == pytest.approx(shared)
+    assert q.mark == "best" and q.value == pytest.approx(1 + q.bits / RATE - shared)
     # red_count (0 bits, and its told bits charged) is no longer ranked above it
     assert q.best == ("consecutive_runs", None)
 
@@ -142,9 +167,9 @@ def test_the_best_question_tells_something_whatever_the_charges() -> None:
     from bodoge.games.tagiron.review_value import Worth, best_of, loss_of
 
     worth = {
-        ("odd_count", None): Worth(bits=0.0, settle=0.0, charge=0.0),
-        ("total_sum", None): Worth(bits=2.0, settle=0.0, charge=4.0),
-        ("red_count", None): Worth(bits=1.0, settle=0.0, charge=2.0),
+        ("odd_count", None): Worth(bits=0.0, settle=0.0, given=0.0),
+        ("total_sum", None): Worth(bits=2.0, settle=0.0, given=4.0 / RATE),
+        ("red_count", None): Worth(bits=1.0, settle=0.0, given=2.0 / RATE),
     }
     assert max(worth, key=lambda v: worth[v].value) == ("odd_count", None)
     assert best_of(worth) == ("red_count", None)  # the higher value of the informative two
@@ -152,7 +177,9 @@ def test_the_best_question_tells_something_whatever_the_charges() -> None:
     assert loss_of(worth["odd_count", None], best) == pytest.approx(best.gain)
     assert question_mark(loss_of(worth["odd_count", None], best), best.gain) == "mistake"
     # with no informative question face up, the 0-bit ones are compared by value
-    nothing = {v: Worth(0.0, 0.0, c) for v, c in ((("pairs", None), 0.1), (("where_0", None), 0.0))}
+    nothing = {
+        v: Worth(0.0, 0.0, c) for v, c in ((("pairs", None), 0.03), (("where_0", None), 0.0))
+    }
     assert best_of(nothing) == ("where_0", None)
 
 
@@ -183,7 +210,7 @@ def test_a_certain_seat_asking_a_question_that_tells_nothing_is_charged_once_not
     review = review_seat(views_from(state, certain_game())[0], 0)
     odd = review.questions[-1]
     assert (odd.card, odd.most_bits, odd.before) == ("odd_count", 0.0, 1)
-    assert (odd.mark, odd.loss, odd.stake) == ("best", 0.0, MIN_STAKE)
+    assert (odd.mark, odd.loss, odd.par, odd.stake) == ("best", 0.0, 0.0, PAR_FLOOR)
     assert [m.n for m in review.missed] == [5]
 
 
@@ -334,3 +361,78 @@ def test_an_unfinished_history_is_refused_and_a_finished_one_reviewed() -> None:
     with pytest.raises(UnfinishedError, match=r"has not ended \(the history stops after 6 moves"):
         review_history(cut)
     assert len(review_history(cut, unfinished=True).seats) == 3
+
+
+# --- scores comparable at every table --------------------------------------------------------
+
+
+def test_par_is_what_a_face_up_card_picked_at_random_loses() -> None:
+    """Each question's ``par`` is the mean loss of the face-up questions, each card alike
+    and each choice on a card alike — the easy bot's question — found by reviewing every
+    one of them asked there; the best scores 100%, and on average a random card 50%."""
+    state = dealt3(HANDS_3, FACE_UP_3)
+    by_card: dict[str, list[QuestionReview]] = {}
+    for card in FACE_UP_3:
+        for choice in CARDS[card].choices or (None,):
+            q = review_seat(views_from(state, [(0, Ask(card, choice))])[0], 0).questions[0]
+            by_card.setdefault(card, []).append(q)
+    pars = {q.par for qs in by_card.values() for q in qs}
+    assert len(pars) == 1  # the same moment, the same yardstick
+    (par,) = pars
+    mean = sum(sum(q.loss for q in qs) / len(qs) for qs in by_card.values()) / len(by_card)
+    assert par == pytest.approx(mean) and par > 0.1
+    accuracy = [sum(1 - q.loss / q.stake for q in qs) / len(qs) for qs in by_card.values()]
+    assert max(accuracy) == 1.0
+    # a card at random scores 50% on average; a question losing more than twice par
+    # scores 0, not less, which can only raise the mean
+    clipped = any(q.loss > 2 * par for qs in by_card.values() for q in qs)
+    mean_accuracy = sum(accuracy) / len(accuracy)
+    assert mean_accuracy >= 0.5 - 1e-9
+    if not clipped:
+        assert mean_accuracy == pytest.approx(0.5)
+
+
+def test_the_easy_bot_scores_about_half_on_a_small_seeded_sample() -> None:
+    """Twelve seeded 2-player games: the easy bot's random questions are about 50%
+    accurate (50.4% over 300 games), the normal bot's well above."""
+    from bodoge.games.tagiron.selfplay import ScoreTally, run_reviews
+
+    tally = ScoreTally(("normal", "easy"))
+    for reviewed in run_reviews(2, ("normal", "easy"), 12, seed=5):
+        tally.add(reviewed)
+    easy, normal = tally.breakdown("easy")[0], tally.breakdown("normal")[0]
+    assert 0.35 < easy < 0.65 and normal > easy + 0.2
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_at_every_question_of_a_game_a_random_card_scores_half_in_expectation(players) -> None:
+    """With 3 and 4 players too, at every question of a seeded game the face-up cards
+    picked at random score 50% in expectation (more only where one loses over twice par,
+    scored 0), and the expert's question 100%: one yardstick at every table."""
+    from bodoge.games.tagiron.ai.situation import Situation
+    from bodoge.games.tagiron.review import par_loss, stake
+    from bodoge.games.tagiron.review_value import best_of, loss_of, worths
+    from bodoge.games.tagiron.selfplay import play_game
+
+    record = play_game(players, ["normal"] * players, 3)
+    views = seat_views(players, 3, record.moves)
+    checked = 0
+    for t, (seat, move) in enumerate(record.moves):
+        if not isinstance(move, Ask):
+            continue
+        view = known(views[seat][t], seat)
+        s = Situation(view, seat, Deduction(Position.from_view({**view, "you": seat})))
+        worth = worths(s)
+        best = worth[best_of(worth)]
+        par = par_loss(worth, best)
+        by_card: dict[str, list[float]] = {}
+        for (card, _), w in worth.items():
+            loss = loss_of(w, best)
+            by_card.setdefault(card, []).append(1 - loss / stake(loss, par))
+        expected = sum(sum(a) / len(a) for a in by_card.values()) / len(by_card)
+        clipped = any(loss_of(w, best) > 2 * par for w in worth.values())
+        if 2 * par >= PAR_FLOOR:
+            assert expected >= 0.5 - 1e-9 and (clipped or expected == pytest.approx(0.5))
+        assert 1 - loss_of(best, best) / stake(0.0, par) == 1.0
+        checked += 1
+    assert checked >= 2

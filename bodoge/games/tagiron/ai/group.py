@@ -24,9 +24,15 @@ this seat, next on turn, is then asked last)::
 Which rivals are certain comes from :func:`~bodoge.games.tagiron.ai.rivals.rival_race`:
 late in a game this seat's worlds are few, and each fixes every rival's hand.
 
-**What to ask.**  The normal bot's bits about the centre, less the bits this
-seat's own answer tells the rivals about its hand (with 3 players only a
-shared card makes the asker answer; with 4 everyone answers everything).
+**What to ask.**  The question that brings this seat nearest to certainty
+*against* its rivals, in questions (:mod:`.race`): its own ``settle + bits /
+RATE``, less what it brings an average rival still racing — the rival's chance
+to be certain too, and its bits while the game goes on for this seat — read
+from each rival's own deduction for its likeliest hands.  Before the worlds can
+be listed (the opening), nothing is known of the rivals beyond what is known of
+oneself: the charge is then the bits this seat's own answer tells them
+(:data:`LEAK`).  A question that tells this seat nothing is never chosen while
+another tells it something.
 
 >>> stakes = Stakes(players=3, racing=2, eliminated=0, until_turn=1)
 >>> stakes.declare(0.5), stakes.wait([0.0]), stakes.wait([1.0])
@@ -46,6 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bodoge.core.values import JSON
+from bodoge.games.tagiron.ai.race import RATE, rival_gains, rivals_given, settle_chances
 from bodoge.games.tagiron.ai.rivals import rival_race, told_by_my_answers
 from bodoge.games.tagiron.ai.situation import Situation, best_variants, pick, usual_move
 from bodoge.games.tagiron.ai.solver import Variant
@@ -80,6 +87,44 @@ FLOOR = 0.15
 #: everyone answers every question there, so a seat's answer to a card is heard
 #: whoever asks it, and asking it oneself only brings that forward).
 LEAK: dict[int, float] = {3: 1.0, 4: 0.0}
+#: What a question of value brought an average rival costs, against one brought this
+#: seat, by players (1: the race counted as selfplay counts it, each rival one place).
+RIVALS: dict[int, float] = {3: 1.0, 4: 1.0}
+#: A question telling fewer bits than this tells nothing.
+NOTHING = 1e-9
+
+
+@dataclass(frozen=True)
+class Worth:
+    """One face-up question's worth to its asker, at one moment, in questions."""
+
+    bits: float
+    #: The chance its answers leave the asker certain.
+    settle: float
+    #: Questions it brings the rivals nearer, as the asker weighs it.
+    given: float
+
+    @property
+    def gain(self) -> float:
+        """Questions to certainty it saves the asker, in expectation."""
+        return self.settle + self.bits / RATE
+
+    @property
+    def value(self) -> float:
+        return self.gain - self.given
+
+    @property
+    def informative(self) -> bool:
+        return self.bits > NOTHING
+
+
+def best_worth(worth: Mapping[Variant, Worth]) -> Variant:
+    """The highest value among the questions that tell something (a question that tells
+    nothing spends the turn without bringing the asker nearer), the first of equals in
+    face-up order.  Values are compared to 1e-9: sums whose order follows a process's
+    string hashing differ in the last bits, and every process must name the same one."""
+    pool = [v for v, w in worth.items() if w.informative] or list(worth)
+    return max(pool, key=lambda v: round(worth[v].value, 9))
 
 
 @dataclass(frozen=True)
@@ -196,15 +241,39 @@ class GroupExpert:
         return declare_now(p, stakes, race.certain_rivals())
 
     def charges(self, s: Situation) -> dict[Variant, float]:
-        """Bits each face-up variant costs: what this seat's own answer tells the rivals."""
+        """Bits each face-up variant costs before the rivals can be read: what this seat's
+        own answer tells them (:data:`LEAK`)."""
         weight = LEAK[s.players]
         if not weight:
             return dict.fromkeys(s.variants, 0.0)
         told = told_by_my_answers(s.position, s.variants)
         return {v: weight * bits for v, bits in told.items()}
 
+    def worths(self, s: Situation) -> dict[Variant, Worth]:
+        """Every face-up question's :class:`Worth` to this seat (see the module text)."""
+        d = s.deduction
+        variants = s.variants
+        bits = d.question_bits(variants)
+        if d.certain:  # nothing to gain or give: declaring is all that is left
+            return {v: Worth(b, 0.0, 0.0) for v, b in bits.items()}
+        settle = settle_chances(d, variants, bits)
+        rivals = racing_rivals(s.view, s.seat)
+        gains = rival_gains(d, variants, rivals) if rivals else {}
+        weight = RIVALS[s.players]
+        if gains is None:  # the opening: only this seat's own answer can be priced
+            charges = self.charges(s)
+            return {
+                v: Worth(b, settle[v], (1 - settle[v]) * charges[v] / RATE) for v, b in bits.items()
+            }
+        return {
+            v: Worth(b, settle[v], weight * rivals_given(gains, v, settle[v]))
+            for v, b in bits.items()
+        }
+
     def question(self, s: Situation, rng: random.Random) -> Ask:
-        """The most bits about the centre, less what this seat's own answer tells the rivals."""
-        bits = s.deduction.question_bits(s.variants)
-        charges = self.charges(s)
-        return pick(best_variants({v: b - charges[v] for v, b in bits.items()}), rng)
+        """The question of most value (:meth:`worths`), a random one of equals."""
+        worth = self.worths(s)
+        pool = {v: w.value for v, w in worth.items() if w.informative} or {
+            v: w.value for v, w in worth.items()
+        }
+        return pick(best_variants(pool), rng)

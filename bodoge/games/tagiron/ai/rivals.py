@@ -83,6 +83,21 @@ def rival_position(position: Position, rival: int, tiles: Sequence[str]) -> Posi
     return Position(position.players, rival, tuple(tiles), position.face_up, position.log)
 
 
+def rival_deduction(d: Deduction, rival: int, hand: int) -> Deduction | None:
+    """The deduction of ``rival`` holding hand ``hand`` (numbered in ``d``'s universe),
+    from the same public log; remembered on ``d`` (the race and the questions share it)."""
+    memo = d.__dict__.setdefault("_rival_deductions", {})
+    key = (rival, int(hand))
+    if key not in memo:
+        tiles = d.universe.hand_tiles[hand]
+        try:
+            memo[key] = Deduction(rival_position(d.position, rival, tiles))
+        except PositionError:  # not for a world the deduction allows
+            memo[key] = None
+    found: Deduction | None = memo[key]
+    return found
+
+
 @dataclass(frozen=True)
 class RivalRace:
     """Per world, whether each rival still racing is certain of the centre.
@@ -131,11 +146,9 @@ def _rival_race(
         )
         sure = np.full(len(hands), np.nan)
         for i in np.argsort(-weight, kind="stable")[:hands_per_rival]:
-            tiles = d.universe.hand_tiles[hands[i]]
-            try:
-                sure[i] = Deduction(rival_position(d.position, rival, tiles)).certain
-            except PositionError:  # not for a world the deduction allows; stay neutral
-                continue
+            theirs = rival_deduction(d, rival, hands[i])
+            if theirs is not None:  # None: not for a world the deduction allows; stay neutral
+                sure[i] = theirs.certain
         known = ~np.isnan(sure)
         share = np.dot(weight[known], sure[known]) / weight[known].sum() if known.any() else 0.0
         certain[rival] = np.where(known, sure, share)[inverse]

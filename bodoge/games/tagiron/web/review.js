@@ -242,7 +242,7 @@ export function createReviewPanel({ load, goTo, seatNameNode }) {
    * gambles), hasty declarations. */
   function summary(s) {
     const info = s.questions.length
-      ? t("tg.review.info", { accuracy: pct(s.accuracy), loss: qs(s.loss), stake: qs(s.stake), count: s.questions.length })
+      ? t("tg.review.info", { accuracy: pct(s.accuracy), loss: qs(s.loss), par: qs(s.par), count: s.questions.length })
       : t("tg.review.no_questions");
     const certain = s.missed.filter((m) => m.certain).length;
     const gambles = s.missed.filter((m) => !m.certain);
