@@ -39,9 +39,10 @@ What is judged (the thresholds are the constants below, explained in
   seat once it could: that seat may simply have been quicker.
 
 The **score** of a seat (0–100) is its questions' *accuracy* — 1 less the
-questions of value they lost over twice what cards picked at random would have
-lost at the same moments (:func:`stake`: the expert's choice scores 100%, a
-random card's 50% on average, at every table), in percent — less
+questions of value they lost over what cards picked at random would have
+lost at the same moments (:func:`stake`: :data:`PAR_FACTOR` times, so that the
+expert's choice scores 100% and a random card's 50% on average at every table),
+in percent — less
 :data:`MISSED_COST` points per missed chance (times its chance) and
 :data:`HASTY_COST` per hasty wrong declaration; :attr:`SeatReview.summary` says
 it in one line.  Were nothing charged, the accuracy would be the share of the
@@ -90,9 +91,16 @@ MISTAKE_SHARE = 0.5
 MIN_STAKE = 0.25
 #: Points off the score for each hasty wrong declaration.
 HASTY_COST = 10
-#: The score's yardstick for a question is twice what a face-up card picked at random
-#: (the easy bot's question) would lose against the best, but never less than this
-#: (questions): where every card is nearly as good, a hair's loss is not half a score.
+#: The score's yardstick for a question, by players: this many times what a face-up card
+#: picked at random (the easy bot's question) would lose against the best.  Twice would
+#: make a random card score 50% on average if a question could score below 0; it scores
+#: 0 at worst, so the yardstick is shortened until the easy bot's questions average 50%
+#: — measured by ``bodoge tagiron selfplay --review`` (docs/solver.md, "Figures"): with
+#: more players a random card's losses are more lopsided (more cards that tell nothing,
+#: or hand the rivals the race), and more is cut off at 0.
+PAR_FACTOR: dict[int, float] = {2: 2.0, 3: 1.8, 4: 1.5}
+#: The yardstick is never less than this (questions): where every card is nearly as
+#: good, a hair's loss is not half a score.
 PAR_FLOOR = 0.05
 
 Mark = str  # "best" | "good" | "inaccuracy" | "mistake"
@@ -120,15 +128,16 @@ def question_mark(loss: float, scale: float) -> Mark:
     return "mistake"
 
 
-def stake(loss: float, par: float) -> float:
-    """What was at stake in a question, for the score: twice what a card picked at random
-    would have lost (``par``; at least :data:`PAR_FLOOR`), or the loss if more.  So the
-    expert's choice scores 100%, a random card's 50% on average, at every table.
+def stake(loss: float, par: float, players: int = 2) -> float:
+    """What was at stake in a question, for the score: :data:`PAR_FACTOR` times what a
+    card picked at random would have lost (``par``; at least :data:`PAR_FLOOR`), or the
+    loss if more.  So the expert's choice scores 100%, a random card's 50% on average,
+    at every table.
 
-    >>> stake(0.5, 2.0), stake(0.7, 0.1), stake(0.0, 0.0)
-    (4.0, 0.7, 0.05)
+    >>> stake(0.5, 2.0), stake(0.7, 0.1), stake(0.0, 0.0), stake(0.0, 1.0, 4)
+    (4.0, 0.7, 0.05, 1.5)
     """
-    return max(2 * par, PAR_FLOOR, loss)
+    return max(PAR_FACTOR[players] * par, PAR_FLOOR, loss)
 
 
 def par_loss(worth: Mapping[Variant, Worth], best: Worth) -> float:
@@ -181,12 +190,13 @@ class QuestionReview:
     loss: float
     mark: Mark
     #: What a face-up card picked at random would have lost on average (the score's
-    #: yardstick, :func:`stake`).
+    #: yardstick, :func:`stake`), and the players at the table.
     par: float = 0.0
+    players: int = 2
 
     @property
     def stake(self) -> float:
-        return stake(self.loss, self.par)
+        return stake(self.loss, self.par, self.players)
 
     def to_json(self) -> dict[str, JSON]:
         return {
@@ -397,6 +407,7 @@ def thresholds() -> dict[str, JSON]:
         "good_share": GOOD_SHARE,
         "mistake_share": MISTAKE_SHARE,
         "min_stake": MIN_STAKE,
+        "par_factor": {str(n): f for n, f in PAR_FACTOR.items()},
         "par_floor": PAR_FLOOR,
         "missed_cost": MISSED_COST,
         "hasty_cost": HASTY_COST,
@@ -541,6 +552,7 @@ def _question(
         loss=loss,
         mark=question_mark(loss, top.gain),
         par=par_loss(worth, worth[best_of(worth)]),
+        players=situation.players,
     )
 
 
