@@ -98,7 +98,7 @@ HASTY_COST = 10
 #: — measured by ``bodoge tagiron selfplay --review`` (docs/solver.md, "Figures"): with
 #: more players a random card's losses are more lopsided (more cards that tell nothing,
 #: or hand the rivals the race), and more is cut off at 0.
-PAR_FACTOR: dict[int, float] = {2: 2.0, 3: 1.9, 4: 1.6}
+PAR_FACTOR: dict[int, float] = {2: 2.0, 3: 1.75, 4: 1.75}
 #: The yardstick is never less than this (questions): where every card is nearly as
 #: good, a hair's loss is not half a score.
 PAR_FLOOR = 0.05
@@ -135,7 +135,7 @@ def stake(loss: float, par: float, players: int = 2) -> float:
     at every table.
 
     >>> stake(0.5, 2.0), stake(0.7, 0.1), stake(0.0, 0.0), stake(0.0, 1.0, 4)
-    (4.0, 0.7, 0.05, 1.6)
+    (4.0, 0.7, 0.05, 1.75)
     """
     return max(PAR_FACTOR[players] * par, PAR_FLOOR, loss)
 
