@@ -393,13 +393,14 @@ class GameReview:
         return {
             "game": "tagiron",
             "players": self.players,
-            "thresholds": thresholds(),
+            "thresholds": thresholds(self.players),
             "seats": [s.to_json() for s in self.seats],
         }
 
 
-def thresholds() -> dict[str, JSON]:
-    """The constants the judgements use, for tools and the page's legend."""
+def thresholds(players: int) -> dict[str, JSON]:
+    """The constants the judgements of a ``players``-seat game use, for tools and the
+    page's legend."""
     return {
         "unit": "questions",
         "bits_per_question": RATE,
@@ -407,7 +408,7 @@ def thresholds() -> dict[str, JSON]:
         "good_share": GOOD_SHARE,
         "mistake_share": MISTAKE_SHARE,
         "min_stake": MIN_STAKE,
-        "par_factor": {str(n): f for n, f in PAR_FACTOR.items()},
+        "par_factor": PAR_FACTOR[players],
         "par_floor": PAR_FLOOR,
         "missed_cost": MISSED_COST,
         "hasty_cost": HASTY_COST,
