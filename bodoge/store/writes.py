@@ -151,17 +151,7 @@ class MoveWrite:
     def ops(self, pg: bool = False) -> list[Op]:
         """Its statements (``pg``: PostgreSQL's, the move and its timers in one)."""
         m, table_id, timers, result = self.move, self.table_id, self.timers, self.result
-        kept = m.timers
-        move = (
-            table_id,
-            m.n,
-            m.seat,
-            m.move,
-            m.at,
-            m.actor,
-            None if kept is None else dict(kept.deadlines),
-            None if kept is None else kept.clock_deadline,
-        )
+        move = (table_id, *self._move_row())
         ops: list[Op]
         if pg:
             if timers is None or result is not None:
@@ -182,17 +172,20 @@ class MoveWrite:
 
     def held_row(self, process: str, epoch: int) -> tuple[Any, ...]:
         """Its row of :data:`PG_APPEND_HELD_MOVE` (a move that does not finish its table)."""
-        m, table_id, timers = self.move, self.table_id, self.timers
-        kept = m.timers
+        timers = self.timers
         left = (
             (None, None, False)
             if timers is None
             else (dict(timers.deadlines), timers.clock_deadline, True)
         )
+        return (self.table_id, process, epoch, *self._move_row(), *left)
+
+    def _move_row(self) -> tuple[Any, ...]:
+        """The move's own columns after its table: number, seat, move, time, actor and the
+        timers it left running."""
+        m = self.move
+        kept = m.timers
         return (
-            table_id,
-            process,
-            epoch,
             m.n,
             m.seat,
             m.move,
@@ -200,7 +193,6 @@ class MoveWrite:
             m.actor,
             None if kept is None else dict(kept.deadlines),
             None if kept is None else kept.clock_deadline,
-            *left,
         )
 
 

@@ -35,11 +35,10 @@ from functools import cache
 from importlib import resources
 
 from bodoge.core.rng import rng
-from bodoge.games.illustori import kana
 from bodoge.games.illustori.bots import BOT_LEVELS, make_bot
 from bodoge.games.illustori.cards import Card, from_plan
 from bodoge.games.illustori.composition import Plan
-from bodoge.games.illustori.words import reading
+from bodoge.games.illustori.vote_cases import stated_ends
 
 __all__ = ["LABELS", "PARTS", "JudgeCase", "card_named", "cases", "rates", "rows"]
 
@@ -60,12 +59,7 @@ class JudgeCase:
 
     def stated(self) -> tuple[str | None, str | None]:
         """The first and last kana a player would state for ends that are not kana."""
-        if self.language != "ja":
-            return None, None
-        spoken = reading(self.word)
-        head = None if kana.first(self.word) else kana.first(spoken)
-        tail = None if kana.last(self.word) else kana.last(spoken)
-        return head, tail
+        return stated_ends(self.word, self.language)
 
 
 def _lines(name: str) -> list[list[str]]:

@@ -69,12 +69,18 @@ class VoteCase:
 
     def stated(self) -> tuple[str | None, str | None]:
         """The first and last kana a player would state for ends that are not kana."""
-        if self.language != "ja":
-            return None, None
-        spoken = reading(self.word)
-        head = None if kana.first(self.word) else kana.first(spoken)
-        tail = None if kana.last(self.word) else kana.last(spoken)
-        return head, tail
+        return stated_ends(self.word, self.language)
+
+
+def stated_ends(word: str, language: str) -> tuple[str | None, str | None]:
+    """The first and last kana a player would state for a Japanese word's ends that are
+    not kana (``None`` where the word's own end is kana, and always in English)."""
+    if language != "ja":
+        return None, None
+    spoken = reading(word)
+    head = None if kana.first(word) else kana.first(spoken)
+    tail = None if kana.last(word) else kana.last(spoken)
+    return head, tail
 
 
 def _cases(language: str, table: dict[str, tuple[str, str, str]]) -> tuple[VoteCase, ...]:
