@@ -69,7 +69,9 @@ def test_a_cluster_run_prints_what_its_moves_cost_postgresql_redis_and_nginx() -
     # One process: no other follows a table, so its moves are published to nobody (the
     # lobby's changes are); nothing is noted before a move runs, its reply noted after.
     assert int(commands.get("publish", "0")) < 1000, out
-    assert int(commands.get("evalsha", "0")) < 500, out
+    # The reply notes go to Redis in one script call every 50 ms (and the lease's renewals
+    # are scripts too): fewer than one a move, whatever the moves' rate.
+    assert int(commands.get("evalsha", "0")) < 1000, out
     assert 0 < int(commands.get("set", "0")) <= 1500, out
     # A private Redis: only the run's commands, so no "shared" caveat.
     assert "shared Redis" not in out, out

@@ -247,6 +247,12 @@ def test_the_host_sets_illustoris_options_in_the_waiting_room(open_page):
     ui.sign_in(guest, "Mika")
     guest.click("[data-testid=sit-1]")
     guest.wait_for_selector("[data-testid=field-secret_votes]")
+    # The game's own words (its language's name) come with the game's strings, which may
+    # arrive after the waiting room's first paint: the field is painted again then.
+    guest.wait_for_function(
+        "() => document.querySelector('[data-testid=table-fields] [data-testid=field-language]')"
+        "?.innerText.includes('日本語')"
+    )
     assert field(guest, "secret_votes") == "なし" and "日本語" in field(guest, "language")
     for key in ("ban_same_ends", "ban_used_joints", "vote_limit", "secret_votes"):
         host.check(f"[data-testid=field-edit-{key}]")
