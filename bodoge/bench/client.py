@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from bodoge.core.values import JSON
 
 #: What an ``event`` frame may leave out when unchanged, and a ``table`` snapshot always has.
@@ -99,7 +101,7 @@ class Seat:
     async def _read(self) -> None:
         with contextlib.suppress(Exception):
             async for frame in self.ws:
-                message = json.loads(frame)
+                message = orjson.loads(frame)
                 future = self.waiting.pop(message.get("id"), None)
                 if future is not None:
                     if not future.done():
@@ -136,7 +138,7 @@ class Seat:
         future: asyncio.Future[dict[str, JSON]] = asyncio.get_running_loop().create_future()
         self.waiting[rid] = future
         try:
-            await self.ws.send(json.dumps({"type": type, "id": rid, **fields}))
+            await self.ws.send(orjson.dumps({"type": type, "id": rid, **fields}).decode())
         except Exception as exc:
             self.waiting.pop(rid, None)
             raise Lost("connection lost") from exc

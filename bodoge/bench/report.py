@@ -186,7 +186,7 @@ def _loop_lines(outcome: Outcome) -> list[str]:
         shown = sorted(((n, w) for w, n in places.items() if n > 0), reverse=True)[:5]
         if shown:
             lines.append(
-                "  where its loop was during stalls (samples every 10 ms, innermost first): "
+                "  where its loop was during stalls (samples every 50 ms, innermost first): "
                 + "; ".join(f"{where} ({n})" for n, where in shown)
             )
     stalls = [s for st in outcome.stats for s in st.loop.get("stalls", [])]

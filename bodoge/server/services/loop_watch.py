@@ -57,7 +57,7 @@ KEPT = 500
 #: The upper bounds (ms) of the lag histogram's buckets; the last bucket is beyond them.
 LAG_BOUNDS_MS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 #: Seconds between two looks of the sampling thread.
-SAMPLE_SECONDS = 0.01
+SAMPLE_SECONDS = 0.05
 #: The places shown (the most sampled).
 PLACES = 12
 #: Lines of bodoge's code that name a place (innermost first).
