@@ -24,13 +24,18 @@ PLAYERS = 3
 def raw(tab: Tab) -> Tab:
     """``tab``, keeping in ``tab.raw`` every frame exactly as the server sent it."""
     frames: list[dict[str, Any]] = []
-    send = tab.transport.send
+    send, send_now = tab.transport.send, tab.transport.send_now
 
     async def keep(text: str) -> None:
         frames.append(json.loads(text))
         await send(text)
 
+    def keep_now(text: str) -> bool:
+        frames.append(json.loads(text))
+        return send_now(text)
+
     tab.transport.send = keep  # type: ignore[method-assign]
+    tab.transport.send_now = keep_now  # type: ignore[method-assign]
     tab.raw = frames  # type: ignore[attr-defined]
     return tab
 

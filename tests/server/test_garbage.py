@@ -31,6 +31,12 @@ class Transport:
         self.closed_with: int | None = None
         self.replies: asyncio.Queue[dict[str, JSON]] = asyncio.Queue()
 
+    def send_now(self, text: str) -> bool:
+        if self.stuck:
+            return False
+        self.replies.put_nowait(json.loads(text))
+        return True
+
     async def send(self, text: str) -> None:
         if self.stuck:
             await asyncio.Event().wait()

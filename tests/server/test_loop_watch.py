@@ -133,7 +133,7 @@ async def test_a_busy_loop_is_its_own_work_and_a_blocked_one_is_not() -> None:
     # Where: both stalls sampled in this function (the spinning line, the sleeping one).
     here = [where for where in watch.places if where.startswith("test_loop_watch.py:")]
     assert len(here) >= 2, watch.places
-    assert sum(watch.places.values()) >= 10
+    assert sum(watch.places.values()) >= 3  # a look every SAMPLE_SECONDS (50 ms) once overdue
 
 
 def test_a_place_is_bodoges_innermost_lines() -> None:

@@ -38,6 +38,13 @@ class FakeTransport:
         self.arrived = asyncio.Event()
         self.follower = Follower()
 
+    def send_now(self, text: str) -> bool:
+        if self.stuck:  # a client that stopped reading: frames queue
+            return False
+        self.sent.append(self.follower.follow(json.loads(text)))
+        self.arrived.set()
+        return True
+
     async def send(self, text: str) -> None:
         if self.stuck:  # a client that stopped reading
             await asyncio.Event().wait()

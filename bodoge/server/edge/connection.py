@@ -68,6 +68,10 @@ Frame = str | bytes | None
 
 
 class Transport(Protocol):
+    def send_now(self, text: str) -> bool:
+        """Send at once if the socket takes it now, without waiting; ``False``: it did not."""
+        ...
+
     async def send(self, text: str) -> None: ...
 
     async def close(self, code: int) -> None: ...
@@ -180,6 +184,9 @@ class Connection:
             return
         outbox = self._outbox
         if outbox is None:
+            # Nothing queued before it: a socket ready now takes it now, with no writer task.
+            if self.transport.send_now(text):
+                return
             outbox = self._outbox = deque()
         elif len(outbox) >= self.limits.outbox:
             log.info("dropping a slow client (player %s)", self.player_id)

@@ -15,11 +15,13 @@ front of it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from starlette.types import Message, Receive, Scope, Send
 
 from bodoge.server.edge.connection import Frame
+from bodoge.server.edge.socket_protocol import LeanWebSocketProtocol
 from bodoge.server.runtime.stats import Counters
 
 if TYPE_CHECKING:
@@ -31,11 +33,23 @@ PATH = "/ws"
 class AsgiTransport:
     """A connection's way out: ASGI ``websocket.send`` and ``websocket.close`` messages."""
 
-    __slots__ = ("_send", "counters")
+    __slots__ = ("_now", "_send", "counters")
 
     def __init__(self, send: Send, counters: Counters) -> None:
         self._send = send
         self.counters = counters
+        # bodoge's own uvicorn protocol (socket_protocol.py) sends a ready socket's frame at
+        # once; another ASGI server's ``send`` has no such thing.
+        protocol = getattr(send, "__self__", None)
+        self._now: Callable[[str], bool] | None = (
+            protocol.send_text_now if isinstance(protocol, LeanWebSocketProtocol) else None
+        )
+
+    def send_now(self, text: str) -> bool:
+        if self._now is not None and self._now(text):
+            self.counters.frames_sent += 1
+            return True
+        return False
 
     async def send(self, text: str) -> None:
         self.counters.frames_sent += 1
