@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from bodoge.bench.lean_socket import LeanSocket, connect
 from bodoge.core.values import JSON
 
 #: What an ``event`` frame may leave out when unchanged, and a ``table`` snapshot always has.
@@ -63,12 +63,14 @@ class Refused(RuntimeError):
 class Seat:
     """One WebSocket client: replies by id, state messages (and their size) to a callback.
 
-    When the connection drops (its server process was killed) the seat connects again to
-    the same URL — through the load balancer, to whichever process it picks — with the
-    player's token, and calls ``on_back`` (which reopens the table from its last event).
+    Frames come from the connection's protocol (:class:`LeanSocket`) one call each, with no
+    task or queue between.  When the connection drops (its server process was killed) every
+    pending request fails with :class:`Lost`, and the seat connects again to the same URL —
+    through the load balancer, to whichever process it picks — with the player's token, and
+    calls ``on_back`` (which reopens the table from its last event).
     """
 
-    def __init__(self, ws: Any, url: str, stats: Stats, name: str) -> None:
+    def __init__(self, ws: LeanSocket, url: str, stats: Stats, name: str) -> None:
         self.ws = ws
         self.url = url
         self.name = name
@@ -81,15 +83,32 @@ class Seat:
         self.closing = False
         self.back = asyncio.Event()
         self.back.set()
+        ws.deliver(self._frame, self._lost)
         self.reader = asyncio.create_task(self._run())
+
+    def _frame(self, frame: bytes) -> None:
+        try:
+            message = orjson.loads(frame)
+            future = self.waiting.pop(message.get("id"), None)
+            if future is not None:
+                if not future.done():
+                    future.set_result(message)
+            elif message["type"] in ("event", "table"):
+                self.on_state(message, len(frame))
+        except Exception as exc:
+            # A frame this client cannot follow: counted, and the connection started afresh.
+            self.stats.error(f"frame: {exc.__class__.__name__}")
+            self.ws.abort()
+
+    def _lost(self) -> None:
+        for future in self.waiting.values():
+            if not future.done():
+                future.set_exception(Lost("connection lost"))
+        self.waiting.clear()
 
     async def _run(self) -> None:
         while True:
-            await self._read()
-            for future in self.waiting.values():
-                if not future.done():
-                    future.set_exception(Lost("connection lost"))
-            self.waiting.clear()
+            await self.ws.closed.wait()
             if self.closing or self.token is None:
                 return
             self.back.clear()
@@ -98,35 +117,23 @@ class Seat:
             if self.on_back is not None:
                 asyncio.get_running_loop().create_task(self.on_back())
 
-    async def _read(self) -> None:
-        with contextlib.suppress(Exception):
-            async for frame in self.ws:
-                message = orjson.loads(frame)
-                future = self.waiting.pop(message.get("id"), None)
-                if future is not None:
-                    if not future.done():
-                        future.set_result(message)
-                elif message["type"] in ("event", "table"):
-                    size = len(frame) if frame.isascii() else len(frame.encode())
-                    self.on_state(message, size)
-
     async def _reconnect(self) -> None:
-        from websockets.asyncio.client import connect
-
         while not self.closing:
             try:
-                self.ws = await connect(self.url, compression=None, max_size=2**22, open_timeout=10)
+                self.ws = await connect(self.url, open_timeout=10)
             except Exception:
                 await asyncio.sleep(0.2)  # no process behind the balancer answered yet
                 continue
-            hello = json.dumps({"type": "hello", "id": 0, "token": self.token, "name": self.name})
+            self.ws.deliver(self._frame, self._lost)
+            hello = {"type": "hello", "id": 0, "token": self.token, "name": self.name}
+            future: asyncio.Future[dict[str, JSON]] = asyncio.get_running_loop().create_future()
+            self.waiting[0] = future
             try:
-                await self.ws.send(hello)
-                while json.loads(await asyncio.wait_for(self.ws.recv(), 10)).get("id") != 0:
-                    pass
+                self.ws.send(orjson.dumps(hello))
+                await asyncio.wait_for(future, 10)
             except Exception:
-                with contextlib.suppress(Exception):
-                    await self.ws.close()
+                self.waiting.pop(0, None)
+                self.ws.abort()
                 await asyncio.sleep(0.2)
                 continue
             self.stats.reconnects += 1
@@ -138,11 +145,14 @@ class Seat:
         future: asyncio.Future[dict[str, JSON]] = asyncio.get_running_loop().create_future()
         self.waiting[rid] = future
         try:
-            await self.ws.send(orjson.dumps({"type": type, "id": rid, **fields}).decode())
+            self.ws.send(orjson.dumps({"type": type, "id": rid, **fields}))
         except Exception as exc:
             self.waiting.pop(rid, None)
             raise Lost("connection lost") from exc
-        reply = await asyncio.wait_for(future, timeout)
+        try:
+            reply = await asyncio.wait_for(future, timeout)
+        finally:
+            self.waiting.pop(rid, None)  # no reply in time: forgotten
         if reply["type"] == "error":
             raise Refused(type, str(reply["code"]), str(reply["message"]))
         return reply

@@ -180,7 +180,7 @@ class Plan:
 
 
 async def play_tables(plan: Plan, ready: Callable[[], None], go: Callable[[], Any]) -> Stats:
-    from websockets.asyncio.client import connect
+    from bodoge.bench.lean_socket import connect
 
     stats = Stats()
     rng = random.Random(plan.seed)
@@ -188,7 +188,7 @@ async def play_tables(plan: Plan, ready: Callable[[], None], go: Callable[[], An
 
     async def open_seat(name: str, url: str) -> Seat:
         async with gate:
-            ws = await connect(url, compression=None, max_size=2**22, open_timeout=120)
+            ws = await connect(url, open_timeout=120)
             seat = Seat(ws, url, stats, name)
             welcome = await seat.request("hello", token=None, name=name)
             seat.token = str(welcome["token"])
