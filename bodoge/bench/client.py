@@ -13,6 +13,7 @@ import orjson
 
 from bodoge.bench.lean_socket import LeanSocket, connect
 from bodoge.core.values import JSON
+from bodoge.server.runtime.viewdiff import apply
 
 #: What an ``event`` frame may leave out when unchanged, and a ``table`` snapshot always has.
 FACTS = ("to_act", "may_act", "deadlines", "clock", "result")
@@ -212,8 +213,6 @@ class Known:
         if "view" in message:
             self.view = message["view"]
         elif "patch" in message:
-            from bodoge.server.runtime.viewdiff import apply
-
             self.view = apply(self.view, message["patch"], message.get("events", ()))
         for key in FACTS:
             if key in message:
