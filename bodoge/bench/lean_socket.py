@@ -95,10 +95,11 @@ class LeanSocket(asyncio.Protocol):
     def _frame(self, frame: Frame) -> None:
         opcode = frame.opcode
         if opcode is Opcode.TEXT or opcode is Opcode.CONT:
+            # A frame parsed from the network holds bytes (``BytesLike`` is for frames sent).
+            data = cast(bytes, frame.data)
             if not frame.fin:
-                self._parts.append(frame.data)
+                self._parts.append(data)
                 return
-            data = frame.data
             if self._parts:
                 self._parts.append(data)
                 data = b"".join(self._parts)
