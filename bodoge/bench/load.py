@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import random
 import time
@@ -14,6 +15,9 @@ from bodoge.bench.client import Known, Lost, Seat, Stats, error_kind
 from bodoge.bench.moves import pick_move
 from bodoge.core.values import JSON
 from bodoge.server.services.loop_watch import LoopWatch
+
+#: Seconds the clients wait at most for every table's first game to have started.
+FIRST_GAMES = 300.0
 
 
 class TableRun:
@@ -42,6 +46,8 @@ class TableRun:
         self.over: asyncio.Event = asyncio.Event()
         #: The move number each seat has a move on its way for (one at a time).
         self.planned: dict[int, int] = {}
+        #: Set once the first game has started (or failed to: the table gave it up).
+        self.begun = asyncio.Event()
 
     def _state(self, index: int, message: dict[str, JSON], size: int) -> None:
         if message["type"] == "event":
@@ -153,16 +159,42 @@ class TableRun:
                 for seat in self.seats:
                     await seat.request("table.open", table=self.table)
                 await host.request("table.start", table=self.table)
+                self.begun.set()
                 await self.over.wait()
                 if self.measuring:
                     self.stats.games += 1
                 for seat in self.seats:
                     await seat.request("table.close", table=self.table)
             except Exception as exc:
+                self.begun.set()
                 self.stats.error(error_kind("setting up a game", exc))
                 if self.table:
                     self.stats.abandoned.append(self.table)
                 await asyncio.sleep(1)
+
+
+@dataclass(frozen=True)
+class Gates:
+    """The steps the bench's clients and its measuring process take together (a semaphore
+    each client process releases once, an event the measuring process sets)."""
+
+    ready: Any  # every seat connected
+    go: Any  # play
+    begun: Any  # every table's first game started
+    measure: Any  # the window opens
+    ended: Any  # this process's window ended, its tables stopped
+    hang_up: Any  # the server's figures read: close the sockets
+
+    @classmethod
+    def made(cls, ctx: Any) -> Gates:
+        return cls(
+            ctx.Semaphore(0),
+            ctx.Event(),
+            ctx.Semaphore(0),
+            ctx.Event(),
+            ctx.Semaphore(0),
+            ctx.Event(),
+        )
 
 
 @dataclass(frozen=True)
@@ -174,12 +206,22 @@ class Plan:
     players: int
     think: float
     arrival: float
-    warm_up: float
     duration: float
     seed: int
 
 
-async def play_tables(plan: Plan, ready: Callable[[], None], go: Callable[[], Any]) -> Stats:
+async def play_tables(
+    plan: Plan,
+    ready: Callable[[], None],
+    go: Callable[[], Any],
+    begun: Callable[[], None],
+    measure: Callable[[], Any],
+    ended: Callable[[], None],
+    hang_up: Callable[[], Any],
+) -> Stats:
+    """Connect every seat, then ``ready()``; once ``go()`` returns, play; once every table's
+    first game has started, ``begun()``; once ``measure()`` returns, measure for the
+    plan's duration, stop playing and ``ended()``; once ``hang_up()`` returns, hang up."""
     from bodoge.bench.lean_socket import connect
 
     stats = Stats()
@@ -206,7 +248,13 @@ async def play_tables(plan: Plan, ready: Callable[[], None], go: Callable[[], An
     ready()
     await asyncio.to_thread(go)
     tasks = [asyncio.create_task(run.play()) for run in runs]
-    await asyncio.sleep(plan.warm_up)  # the first games started
+    # Every table makes, fills and starts its first game at once (within a few Poisson
+    # pauses): a rush that real tables, made one by one over hours, do not bring; the window
+    # opens after it (measure.py waits a warm-up more).
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.gather(*(run.begun.wait() for run in runs)), FIRST_GAMES)
+    begun()
+    await asyncio.to_thread(measure)
     for run in runs:
         run.measuring = True
 
@@ -221,16 +269,29 @@ async def play_tables(plan: Plan, ready: Callable[[], None], go: Callable[[], An
         run.stop = True
     for task in tasks:
         task.cancel()
+    # Not before every client process's window has ended, and the server's figures are read:
+    # thousands of sockets closing at once would stall the server while others measure.
+    ended()
+    await asyncio.to_thread(hang_up)
     # All at once: one after another, 4,000 closing handshakes on a loaded machine outlast
     # the wait for the results.
     await asyncio.gather(*(seat.close() for run in runs for seat in run.seats))
     return stats
 
 
-def client_process(plan: Plan, results: Any, ready: Any, go: Any) -> None:
+def client_process(plan: Plan, results: Any, gates: Gates) -> None:
     # The clients share the machine's cores with the server: uvloop's loop (as uvicorn's)
     # spends less of them per frame than asyncio's own, leaving the server more.
     import uvloop
 
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-        results.put(runner.run(play_tables(plan, ready.release, go.wait)))
+        play = play_tables(
+            plan,
+            gates.ready.release,
+            gates.go.wait,
+            gates.begun.release,
+            gates.measure.wait,
+            gates.ended.release,
+            gates.hang_up.wait,
+        )
+        results.put(runner.run(play))

@@ -26,7 +26,7 @@ from bodoge.bench.cluster import (
     start_nginx,
 )
 from bodoge.bench.kill import Kill, kill_owner
-from bodoge.bench.load import Plan, client_process
+from bodoge.bench.load import FIRST_GAMES, Gates, Plan, client_process
 from bodoge.bench.processes import (
     HERE,
     cpu_seconds,
@@ -170,13 +170,14 @@ def _play(
     """The clients against ``urls``; the figures of the processes ``pids`` (at ``direct``);
     ``probe(nginx_pid)`` reads the counters of the parts behind them (a cluster)."""
     arrival = 0.0 if args.burst else args.arrival
-    # Long enough for the first games to have started (95% of them with Poisson starts).
+    # After every table's first game has started: long enough for the server to have caught
+    # up with that rush (it makes, fills and starts every table at once) and for the games'
+    # moves to have spread out.
     warm_up = min(5.0, args.duration / 5) + 3 * arrival
     ctx = multiprocessing.get_context("spawn")
     procs = max(1, min(args.procs, args.tables))
     results = ctx.Queue()
-    ready = ctx.Semaphore(0)
-    go = ctx.Event()
+    gates = Gates.made(ctx)
     workers = []
     try:
         for p in range(procs):
@@ -187,17 +188,19 @@ def _play(
                 args.players,
                 args.think,
                 arrival,
-                warm_up,
                 args.duration,
                 args.seed * 1000 + p,
             )
-            worker = ctx.Process(target=client_process, args=(plan, results, ready, go))
+            worker = ctx.Process(target=client_process, args=(plan, results, gates))
             worker.start()
             workers.append(worker)
         for _ in workers:
-            ready.acquire()
-        go.set()
+            gates.ready.acquire()
+        gates.go.set()
+        for _ in workers:
+            gates.begun.acquire(timeout=FIRST_GAMES + 60)
         time.sleep(warm_up)
+        gates.measure.set()
         outcome = Outcome([], args.duration, pids[0] if pids else 0, args.players, pids)
         outcome.tables = args.tables
         outcome.nginx_pid = nginx.pid if nginx is not None else 0
@@ -224,6 +227,8 @@ def _play(
                 time.sleep(args.duration - kill_after)
         else:
             time.sleep(args.duration)
+        for _ in workers:  # every client's window ended (they stop playing, still connected)
+            gates.ended.acquire(timeout=60)
         victim = outcome.killed.pid if outcome.killed is not None else 0
         alive = [pid for pid in pids if pid != victim]
         outcome.cpu = sum(map(cpu_seconds, alive)) + cpu_dead - cpu_start
@@ -248,10 +253,12 @@ def _play(
             if outcome.killed is None or pid != outcome.killed.pid:
                 outcome.before, outcome.after = before, server_stats(url)
                 break
+        gates.hang_up.set()
         outcome.stats = [results.get(timeout=args.duration + 600) for _ in workers]
         outcome.peak_kib = sum(proc_status(pid, "VmHWM") for pid in alive) + peak_dead
         outcome.rss_end_kib = sum(proc_status(pid, "VmRSS") for pid in alive)
     finally:
+        gates.hang_up.set()
         for worker in workers:
             worker.join(30)
     return outcome

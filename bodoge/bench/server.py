@@ -12,7 +12,9 @@ an exponential distribution (mean ``--arrival`` seconds), so the games of all
 tables start as a Poisson stream, as people's would.  ``--burst`` starts every
 table at the same instant and the next game at once: a stress case, labelled so.
 
-It prints, over the measured window (after a warm-up):
+It prints, over the measured window (which opens a warm-up after every table's first game
+has started: the clients make, fill and start all their tables at once, a rush the window
+leaves out):
 
 * moves per second (acknowledged moves);
 * the time from a move being sent to **every other seat** having its event,

@@ -20,8 +20,10 @@ class Table:
         self.listed = True
         self.seats = 0
         self.created_at = f"2026-12-01T00:{n // 60:02d}:{n % 60:02d}.000Z"
+        self.summaries = 0  # made
 
     def summary(self) -> dict[str, JSON]:
+        self.summaries += 1
         return {"id": self.id, "created_at": self.created_at, "seats": self.seats}
 
 
@@ -75,7 +77,10 @@ async def test_changes_are_gathered_into_one_frame_encoded_once_for_every_watche
             lobby.changed(table)
     tables[7].listed = False
     lobby.changed(tables[7])
+    made = sum(t.summaries for t in tables)
     await asyncio.sleep(0.1)
+    # Each table's summary made once, when the update went out, not once a change.
+    assert sum(t.summaries for t in tables) - made == 49
     assert [len(w.frames) for w in watchers] == [2] * 200  # one more frame each, not 151
     second = {id(w.frames[1]) for w in watchers}
     assert len(second) == 1  # the very same text: encoded once
@@ -119,9 +124,12 @@ async def test_a_watcher_who_comes_at_any_time_holds_the_lobbys_list() -> None:
 async def test_nobody_watching_costs_no_update() -> None:
     lobby = Lobby(flush_seconds=0.01)
     table = Table(1)
-    lobby.changed(table)
+    for _ in range(5):
+        table.seats += 1
+        lobby.changed(table)
     await asyncio.sleep(0.03)
     assert lobby.to_json()["updates"] == 0 and lobby.version == 0
+    assert table.summaries == 0  # nobody to tell: nothing made for them
     watcher = Watcher()
     watcher.start(lobby.subscribe(watcher, [table]))
     assert watcher.tables == listing([table])

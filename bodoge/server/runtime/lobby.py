@@ -60,8 +60,9 @@ class Lobby:
         self.flush_seconds = flush_seconds
         #: The number of the last update sent (the snapshot's ``version``).
         self.version = 0
-        #: Changes not sent yet: a table's summary as it is now, or ``None``: it left the list.
-        self._pending: dict[str, dict[str, JSON] | None] = {}
+        #: Changes not sent yet: a table's summary as it is now (or the table, to make it of
+        #: when sent), or ``None``: it left the list.
+        self._pending: dict[str, dict[str, JSON] | LiveTable | None] = {}
         self._flush: asyncio.TimerHandle | None = None
         self._flushed_at = 0.0
         #: The listing as of now, kept until the next change (``None``: to be made again).
@@ -102,8 +103,13 @@ class Lobby:
         if not table.listed:
             self.removed(table.id)
             return
-        summary = table.summary()
         self.remote.pop(table.id, None)  # it runs here now
+        if isinstance(self.teller, _Nobody):
+            # Its summary is made when an update is sent, if one is: once however often it
+            # changed meanwhile (players come and go by the thousand), none if nobody watches.
+            self._note(table.id, table)
+            return
+        summary = table.summary()
         self._note(table.id, summary)
         self.teller.listed(summary)
 
@@ -146,7 +152,7 @@ class Lobby:
 
     # --- updates ------------------------------------------------------------------------
 
-    def _note(self, table_id: str, summary: dict[str, JSON] | None) -> None:
+    def _note(self, table_id: str, summary: dict[str, JSON] | LiveTable | None) -> None:
         """One change: kept for the next update (which a quiet lobby sends at once)."""
         self._listing = None
         self.changes += 1
@@ -169,7 +175,9 @@ class Lobby:
         if not pending:
             return
         self.version += 1
-        tables = [s for s in pending.values() if s is not None]
+        tables = [
+            s if isinstance(s, dict) else s.summary() for s in pending.values() if s is not None
+        ]
         removed: list[JSON] = [table_id for table_id, s in pending.items() if s is None]
         text = encode(
             {"type": "lobby.update", "version": self.version, "tables": tables, "removed": removed}
