@@ -18,6 +18,8 @@ from bodoge.server.services.loop_watch import LoopWatch
 
 #: Seconds the clients wait at most for every table's first game to have started.
 FIRST_GAMES = 300.0
+#: About the moves of a bench game (4 players; fewer with fewer): ``× --think``, a game's length.
+GAME_MOVES = 20
 
 
 class TableRun:
@@ -30,11 +32,14 @@ class TableRun:
         arrival: float,
         stats: Stats,
         rng: random.Random,
+        stagger: float = 0.0,
     ) -> None:
         self.seats = seats
         self.think = think
         #: Mean pause before each game (0: none, every table at once).
         self.arrival = arrival
+        #: The first game starts up to this many seconds later (evenly spread).
+        self.stagger = stagger
         self.stats = stats
         self.rng = rng
         self.measuring = False
@@ -140,6 +145,8 @@ class TableRun:
             seat.on_state = functools.partial(self._state, index)
             seat.on_back = functools.partial(self._resync, index)
         host, *others = self.seats
+        if self.stagger > 0:
+            await asyncio.sleep(self.rng.uniform(0, self.stagger))
         while not self.stop:
             if self.arrival > 0:
                 await asyncio.sleep(self.rng.expovariate(1 / self.arrival))
@@ -206,6 +213,8 @@ class Plan:
     players: int
     think: float
     arrival: float
+    #: Seconds over which the tables' first games start (0: each after its first pause).
+    stagger: float
     duration: float
     seed: int
 
@@ -243,7 +252,7 @@ async def play_tables(
         urls = [plan.urls[(t * plan.players + s) % len(plan.urls)] for s in range(plan.players)]
         seats = await asyncio.gather(*(open_seat(n, u) for n, u in zip(names, urls, strict=True)))
         table_rng = random.Random(rng.random())
-        runs.append(TableRun(list(seats), plan.think, plan.arrival, stats, table_rng))
+        runs.append(TableRun(list(seats), plan.think, plan.arrival, stats, table_rng, plan.stagger))
     stats.clients = plan.tables * plan.players
     ready()
     await asyncio.to_thread(go)

@@ -26,7 +26,7 @@ from bodoge.bench.cluster import (
     start_nginx,
 )
 from bodoge.bench.kill import Kill, kill_owner
-from bodoge.bench.load import FIRST_GAMES, Gates, Plan, client_process
+from bodoge.bench.load import FIRST_GAMES, GAME_MOVES, Gates, Plan, client_process
 from bodoge.bench.processes import (
     HERE,
     cpu_seconds,
@@ -170,6 +170,10 @@ def _play(
     """The clients against ``urls``; the figures of the processes ``pids`` (at ``direct``);
     ``probe(nginx_pid)`` reads the counters of the parts behind them (a cluster)."""
     arrival = 0.0 if args.burst else args.arrival
+    # A server that has run for hours holds tables at every point of their games; tables that
+    # all began together would start, end and start again in step, a rush every game's length.
+    # With --steady the first games start spread over about a game's length.
+    stagger = GAME_MOVES * args.think if getattr(args, "steady", False) else 0.0
     # After every table's first game has started: long enough for the server to have caught
     # up with that rush (it makes, fills and starts every table at once) and for the games'
     # moves to have spread out.
@@ -188,6 +192,7 @@ def _play(
                 args.players,
                 args.think,
                 arrival,
+                stagger,
                 args.duration,
                 args.seed * 1000 + p,
             )
@@ -251,7 +256,7 @@ def _play(
             outcome.costs = costs(counters, after, shared_redis=shared, nginx=nginx is not None)
         for pid, url, before in zip(pids or [0], direct, befores, strict=False):
             if outcome.killed is None or pid != outcome.killed.pid:
-                outcome.before, outcome.after = before, server_stats(url)
+                outcome.before, outcome.after = before, server_stats(url, frozen=True)
                 break
         gates.hang_up.set()
         outcome.stats = [results.get(timeout=args.duration + 600) for _ in workers]

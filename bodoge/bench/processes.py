@@ -138,11 +138,12 @@ def histograms(text: str) -> dict[str, list[list[float]]]:
     return found
 
 
-def server_stats(url: str) -> dict[str, JSON] | None:
+def server_stats(url: str, *, frozen: bool = False) -> dict[str, JSON] | None:
     """``GET /api/stats`` of the server at ws:// ``url`` (``None``: it has none), with the
-    :data:`HISTOGRAMS` of its ``/metrics`` under ``"metrics"`` where it has them."""
+    :data:`HISTOGRAMS` of its ``/metrics`` under ``"metrics"`` where it has them;
+    ``frozen``: with the count of frozen objects (a pause of the server's loop)."""
     base = re.sub(r"^ws", "http", url).removesuffix("/ws")
-    http = base + "/api/stats"
+    http = base + "/api/stats" + ("?frozen=1" if frozen else "")
     try:
         # A server setting up thousands of tables on a busy machine may take a while.
         with urllib.request.urlopen(http, timeout=120) as response:

@@ -233,7 +233,11 @@ def _memory_lines(outcome: Outcome, clients: int) -> list[str]:
         f"(over {outcome.idle_kib / 1024:.0f} MiB idle)"
     )
     gc_after = outcome.after.get("gc") if outcome.after else None
-    if isinstance(gc_after, dict) and "frozen" in gc_after and len(outcome.pids) == 1:
+    if (
+        isinstance(gc_after, dict)
+        and isinstance(gc_after.get("frozen"), int)
+        and len(outcome.pids) == 1
+    ):
         line += f"; {gc_after['frozen'] / clients:.0f} frozen objects per connection"
     return [line]
 

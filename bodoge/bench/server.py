@@ -9,7 +9,12 @@ server rather than bots.
 
 Games start at random times: before each game a table waits a pause drawn from
 an exponential distribution (mean ``--arrival`` seconds), so the games of all
-tables start as a Poisson stream, as people's would.  ``--burst`` starts every
+tables start as a Poisson stream, as people's would.  The tables' first games
+thus start within a few seconds of each other, and end about together a game's
+length later; ``--steady`` spreads the first games evenly over about a game's
+length (20 × ``--think`` seconds) instead, as a server that has run for hours
+holds tables at every point of their games: the window then holds games ending
+and starting at a steady rate (the figures include what they cost).  ``--burst`` starts every
 table at the same instant and the next game at once: a stress case, labelled so.
 
 It prints, over the measured window (which opens a warm-up after every table's first game
@@ -62,6 +67,7 @@ import statistics
 import sys
 from pathlib import Path
 
+from bodoge.bench.load import GAME_MOVES
 from bodoge.bench.measure import measure
 from bodoge.bench.processes import HERE, tree_error
 from bodoge.bench.report import ratio_lines, report, size_table
@@ -80,6 +86,12 @@ def register_bench(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         type=float,
         default=2.0,
         help="mean seconds a table pauses before each game (exponential: Poisson starts)",
+    )
+    parser.add_argument(
+        "--steady",
+        action="store_true",
+        help="spread the first games over about a game's length (20 × --think): games end "
+        "and start at a steady rate in the window, as on a server that has run for hours",
     )
     parser.add_argument(
         "--burst",
@@ -182,7 +194,8 @@ def _header(args: argparse.Namespace, tree: Path | None) -> str:
     start = (
         "BURST start (stress case: every table at the same instant, the next game at once)"
         if args.burst
-        else f"Poisson starts (a pause of ~{args.arrival:g} s, exponential, before each game)"
+        else f"Poisson starts (a pause of ~{args.arrival:g} s, exponential, before each game"
+        + (f"; the first games spread over {GAME_MOVES * args.think:g} s)" if args.steady else ")")
     )
     where = f"server from {tree}" if tree is not None else ""
     if getattr(args, "cluster", 0):

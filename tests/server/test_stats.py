@@ -35,6 +35,7 @@ async def test_stats_count_connections_moves_and_collections(live_server: LiveSe
         view = (await mover.ok("table.open", table=table))["view"]
         await mover.ok("move", table=table, move=pick_move(view, random.Random(1)))
         during = (await http.get("/api/stats")).json()
+        counted = (await http.get("/api/stats?frozen=1")).json()
         await ann.close()
         await bob.close()
         for _ in range(50):
@@ -54,6 +55,8 @@ async def test_stats_count_connections_moves_and_collections(live_server: LiveSe
     collector = during["gc"]
     assert len(collector["generations"]) == 3 and len(collector["threshold"]) == 3
     assert collector["frozen_after_sweep"] > 0 and collector["sweeps"] >= 0
+    # Counting the frozen objects walks them all: only when asked.
+    assert collector["frozen"] is None and counted["gc"]["frozen"] > 0
     for generation in collector["generations"]:
         assert generation["collections"] >= 0 and generation["longest_ms"] >= 0
     for at, generation, took, cpu in collector["long_pauses"]:

@@ -47,7 +47,8 @@ def api_routes(server: Server) -> list[BaseRoute]:
 
 async def stats(server: Server, request: Request) -> Response:
     await server.count_decks()
-    collector = {**GC.to_json(), **COLLECTOR.to_json()}
+    frozen = request.query_params.get("frozen") == "1"
+    collector = {**GC.to_json(), **COLLECTOR.to_json(frozen=frozen)}
     live = len(server.tables.live)
     lobby = server.lobby.to_json()
     return JSONResponse(
