@@ -42,9 +42,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from bodoge.games.tagiron.ai.histograms import compact, entropy, keyed_xlogx, running_rank
+from bodoge.games.tagiron.ai.histograms import compact, entropy, running_rank
 from bodoge.games.tagiron.ai.rivals import list_worlds, rival_deduction
-from bodoge.games.tagiron.ai.solver import Deduction, Variant
+from bodoge.games.tagiron.ai.solver import Deduction, Variant, joint_answers
 from bodoge.games.tagiron.ai.worlds import VARIANT_INDEX
 from bodoge.games.tagiron.cards import answering_seats
 
@@ -92,17 +92,11 @@ def heard(d: Deduction, variants: Sequence[Variant], asker: int) -> dict[Variant
         n_centres = int(centre_rank[-1]) + 1
         sets = u.distinct[centre].astype(np.int64)
         for j, plan in enumerate(plans):
-            code = np.zeros(len(centre), dtype=np.int64)
-            size = 1
-            for k, (col, m) in plan:
-                code = code * m + col[hands[k]]
-                size *= m
-            hist = np.bincount(code, minlength=size)
+            code, hist, ca = joint_answers(
+                [c for _, c in plan], [hands[k] for k, _ in plan], centre_rank, n_centres
+            )
             hists[j] = hist if hists[j].size == 0 else hists[j] + hist
-            present = hist > 0
-            rank = np.cumsum(present) - 1
-            width = int(present.sum())
-            xlogx_ca[j] += keyed_xlogx(centre_rank * width + rank[code], n_centres * width)
+            xlogx_ca[j] += ca
             pairs[j].append(np.unique(code * nsets + sets))
     total = float(d.counts.sum())
     h_c = entropy(d.counts)

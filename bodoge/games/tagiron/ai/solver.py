@@ -92,6 +92,34 @@ def face_up_variants(face_up: Sequence[str]) -> list[Variant]:
     return out
 
 
+def joint_answers(
+    columns: Sequence[tuple[np.ndarray, int]],
+    hands: Sequence[np.ndarray],
+    centre_rank: np.ndarray,
+    n_centres: int,
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """The answers that several seats give together, over one block of worlds.
+
+    ``columns[k]`` is seat ``k``'s compacted answer column and its value count
+    (see :func:`.histograms.compact`), ``hands[k]`` that seat's hand in each
+    world, and ``centre_rank`` each world's centre ranked ``0..n_centres-1``.
+    Returns each world's joint answer code, the histogram of the codes, and
+    ``Σ c log2 c`` over the (centre, code) pairs, the two sums the mutual
+    information between the centre and the answers needs.
+    """
+    code = np.zeros(len(centre_rank), dtype=np.int64)
+    size = 1
+    for (col, m), h in zip(columns, hands, strict=True):
+        code = code * m + col[h]
+        size *= m
+    hist = np.bincount(code, minlength=size)
+    # only the codes that occur are keyed, so keys stay below n_centres * width
+    present = hist > 0
+    rank = np.cumsum(present) - 1
+    width = int(present.sum())
+    return code, hist, keyed_xlogx(centre_rank * width + rank[code], n_centres * width)
+
+
 @dataclass(frozen=True)
 class Candidate:
     tiles: tuple[str, ...]
@@ -362,17 +390,9 @@ class Deduction:
             centre_rank = running_rank(centre).astype(np.int64)
             n_centres = int(centre_rank[-1]) + 1
             for j, cols in enumerate(columns):
-                code = np.zeros(len(centre), dtype=np.int64)
-                size = 1
-                for (col, m), h in zip(cols, hands, strict=True):
-                    code = code * m + col[h]
-                    size *= m
-                hist = np.bincount(code, minlength=size)
+                _, hist, ca = joint_answers(cols, hands, centre_rank, n_centres)
                 hist_a[j] = hist if hist_a[j].size == 0 else hist_a[j] + hist
-                present = hist > 0
-                rank = np.cumsum(present) - 1
-                width = int(present.sum())
-                xlogx_ca[j] += keyed_xlogx(centre_rank * width + rank[code], n_centres * width)
+                xlogx_ca[j] += ca
         total = float(self.counts.sum())
         h_c = entropy(self.counts)
         out = []
