@@ -23,9 +23,11 @@ import random
 import socket
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from email import message_from_bytes, policy
 from email.message import EmailMessage
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -331,12 +333,14 @@ class World:
             )
 
 
-@pytest.fixture
-async def make_world(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
+@asynccontextmanager
+async def started(new: Callable[..., World]) -> AsyncIterator[Callable[..., Any]]:
+    """A maker of started worlds (``new(**config)``, then started); on the way out, every
+    world it made is stopped and the process's clock is the system's again."""
     worlds: list[World] = []
 
     async def make(**config: Any) -> World:
-        world = World(tmp_path, **config)
+        world = new(**config)
         await world.start()
         worlds.append(world)
         return world
@@ -346,6 +350,12 @@ async def make_world(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
         if world.server is not None:
             await world.server.stop()
     use_clock(SystemClock())
+
+
+@pytest.fixture
+async def make_world(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
+    async with started(partial(World, tmp_path)) as make:
+        yield make
 
 
 async def people(world: World, count: int) -> list[Tab]:
@@ -515,19 +525,8 @@ class Mailed(World):
 
 @pytest.fixture
 async def make_mailed(tmp_path: Path, smtp: SmtpServer) -> AsyncIterator[Callable[..., Any]]:
-    worlds: list[Mailed] = []
-
-    async def make(**config: Any) -> Mailed:
-        world = Mailed(tmp_path, smtp, **config)
-        await world.start()
-        worlds.append(world)
-        return world
-
-    yield make
-    for world in worlds:
-        if world.server is not None:
-            await world.server.stop()
-    use_clock(SystemClock())
+    async with started(partial(Mailed, tmp_path, smtp)) as make:
+        yield make
 
 
 async def until(check: Callable[[], Any], what: str, timeout: float = 10.0) -> None:
