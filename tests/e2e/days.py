@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,6 +159,24 @@ class Days:
         page.click("a[href='/account']")
         page.locator("[data-testid=notify-email-status]").get_by_text(email).wait_for()
         person.email = email
+
+    def start_table(self, folk: list[Person], move: int, choose: Callable[[Page], None]) -> str:
+        """The first person makes a turn-based table, ``move`` seconds a move (``choose``
+        picks the game and its options on their page first), the others sit in their order
+        and the first starts the game.  Sets each person's seat; returns the table's id."""
+        host = folk[0].page
+        choose(host)
+        host.select_option("[data-testid=turn-based]", str(move))
+        host.click("[data-testid=create-table]")
+        host.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
+        table = host.url.rstrip("/").rsplit("/", 1)[1]
+        for seat, person in enumerate(folk):
+            person.seat = seat
+            if seat:
+                person.page.goto(f"{self.base}/t/{table}")
+                person.page.click(f"[data-testid=sit-{seat}]")
+        host.locator("[data-testid=start]:not([disabled])").click()
+        return table
 
     def subscribe_push(self, person: Person) -> None:
         """The person's browser subscribed to push (its keys, this machine's push service):

@@ -30,7 +30,7 @@ import pytest
 from bodoge.games.tagiron.tiles import ALL_TILES
 from tests.e2e import test_illustori as il
 from tests.e2e import ui
-from tests.e2e.days import DAY, GRACE, HOUR, Days, Person
+from tests.e2e.days import DAY, GRACE, HOUR, Days, Page, Person
 from tests.e2e.test_accessibility import Audit
 from tests.support.turn_play import PushService, SmtpServer
 
@@ -73,19 +73,11 @@ def test_three_people_play_a_turn_based_tagiron_game_over_days(
     folk = [hana, ben, ken]
 
     # Hana makes a 3-player table, 12 hours per move; Ben and Ken sit; she starts.
-    page = hana.page
-    page.goto(days.base + "/")
-    page.click("[data-testid=players-3]")
-    page.select_option("[data-testid=turn-based]", str(MOVE))
-    page.click("[data-testid=create-table]")
-    page.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
-    table = page.url.rstrip("/").rsplit("/", 1)[1]
-    for seat, person in enumerate(folk):
-        person.seat = seat
-        if seat:
-            person.page.goto(f"{days.base}/t/{table}")
-            person.page.click(f"[data-testid=sit-{seat}]")
-    page.locator("[data-testid=start]:not([disabled])").click()
+    def tagiron(page: Page) -> None:
+        page.goto(days.base + "/")
+        page.click("[data-testid=players-3]")
+
+    table = days.start_table(folk, MOVE, tagiron)
     hands: list[str] = []
     for person in folk:
         ui.wait_board(person.page)
@@ -236,23 +228,17 @@ def test_three_people_play_a_turn_based_illustori_game_over_days(
         days.person(browser, "Taro", "en"),
         days.person(browser, "けん", "ja"),
     ]
+
+    def illustori(page: Page) -> None:
+        page.click("[data-key=game-illustori]")
+        page.wait_for_selector("[data-testid=game-options]")
+        page.click("[data-testid=players-3]")
+        page.click("[data-testid=opt-language-ja]")
+        page.click("[data-testid=opt-deck-generated]")
+        page.fill("[data-testid=opt-seed]", "7")
+
+    days.start_table(folk, MOVE, illustori)
     host = folk[0].page
-    host.click("[data-key=game-illustori]")
-    host.wait_for_selector("[data-testid=game-options]")
-    host.click("[data-testid=players-3]")
-    host.click("[data-testid=opt-language-ja]")
-    host.click("[data-testid=opt-deck-generated]")
-    host.fill("[data-testid=opt-seed]", "7")
-    host.select_option("[data-testid=turn-based]", str(MOVE))
-    host.click("[data-testid=create-table]")
-    host.wait_for_url(re.compile(r".*/t/[A-Za-z0-9_-]+$"))
-    table = host.url.rstrip("/").rsplit("/", 1)[1]
-    for seat, person in enumerate(folk):
-        person.seat = seat
-        if seat:
-            person.page.goto(f"{days.base}/t/{table}")
-            person.page.click(f"[data-testid=sit-{seat}]")
-    host.locator("[data-testid=start]:not([disabled])").click()
     pages = [p.page for p in folk]
     for page in pages:
         page.wait_for_selector(il.BOARD)
