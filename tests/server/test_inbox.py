@@ -102,3 +102,36 @@ async def test_a_read_cut_off_by_the_database_is_store_unavailable_not_a_bug(
         await inbox.call(read)
     assert not caplog.records
     inbox.stop()
+
+
+async def test_an_idle_inbox_holds_no_task_and_one_comes_with_the_next_command() -> None:
+    def tasks() -> list[asyncio.Task[object]]:
+        return [t for t in asyncio.all_tasks() if t.get_name() == "table t_idle"]
+
+    inbox = Inbox("t_idle", after_each=lambda: None)
+    go = asyncio.Event()
+
+    async def wait() -> str:
+        await go.wait()
+        return "done"
+
+    async def note(word: str) -> str:
+        return word
+
+    waiting = asyncio.ensure_future(inbox.call(wait))
+    await asyncio.sleep(0.01)
+    assert tasks() == [] and inbox.queued == 1  # not started: commands wait
+    inbox.start()
+    await asyncio.sleep(0.01)
+    assert len(tasks()) == 1 and inbox.running
+    later = asyncio.ensure_future(inbox.call(note, "after"))
+    await asyncio.sleep(0.01)
+    assert len(tasks()) == 1 and inbox.queued == 1  # behind the first, in the same task
+    go.set()
+    assert await waiting == "done" and await later == "after"
+    await asyncio.sleep(0.01)
+    assert tasks() == [] and not inbox.running  # idle: nothing held
+    assert await inbox.call(note, "again") == "again"
+    await asyncio.sleep(0.01)
+    assert tasks() == []
+    inbox.stop()

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, TypeVarTuple
 
@@ -55,13 +56,22 @@ class TableGone(Exception):
 
 
 class Inbox:
-    """The commands of table ``table_id``; ``after_each`` runs in the task after every one."""
+    """The commands of table ``table_id``; ``after_each`` runs in the task after every one.
+
+    The queue and the task exist only while there are commands: a server holds thousands of
+    tables whose players are thinking, and a waiting queue and task each (about 2.5 KiB, a
+    dozen objects the collector tracks) would be much of what an idle table costs.
+    """
+
+    __slots__ = ("_after_each", "_queue", "_task", "closed", "running", "started", "table_id")
 
     def __init__(self, table_id: str, after_each: Callable[[], None]) -> None:
         self.table_id = table_id
         self._after_each = after_each
-        self._queue: asyncio.Queue[_Queued] = asyncio.Queue()
+        self._queue: deque[_Queued] = deque()
         self._task: asyncio.Task[None] | None = None
+        #: Commands run (:meth:`start` called): until then they wait.
+        self.started = False
         #: No more commands: the table left memory, or the server is stopping.
         self.closed = False
         #: Whether the task is running a command now (it may be awaiting the store).
@@ -70,52 +80,73 @@ class Inbox:
     @property
     def queued(self) -> int:
         """Commands waiting for the task."""
-        return self._queue.qsize()
+        return len(self._queue)
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name=f"table {self.table_id}")
+        self.started = True
+        self._wake()
 
     async def call(self, command: Callable[[*Args], Awaitable[R]], *args: *Args) -> R:
         """Run ``command(*args)`` in the task and return its result."""
         if self.closed:
             raise TableGone(self.table_id)
         future: asyncio.Future[R] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait((command, args, future))
+        self._queue.append((command, args, future))
+        self._wake()
         return await future
 
     def post(self, command: Callable[[*Args], Awaitable[object]], *args: *Args) -> None:
         """Queue ``command(*args)`` without waiting for it (dropped once closed)."""
         if not self.closed:
-            self._queue.put_nowait((command, args, None))
+            self._queue.append((command, args, None))
+            self._wake()
+
+    def _wake(self) -> None:
+        if self._task is None and self._queue and self.started and not self.closed:
+            self._task = asyncio.get_running_loop().create_task(
+                self._run(), name=f"table {self.table_id}"
+            )
 
     async def _run(self) -> None:
-        while not self.closed:
-            command, args, future = await self._queue.get()
-            self.running = True
-            try:
-                result = await command(*args)
-            except (GameError, ProtocolError, TableGone, StoreUnavailable) as exc:
-                # A refusal, or a write the database could not take (nothing changed): the
-                # caller's to answer.
+        try:
+            while self._queue and not self.closed:
+                await self._one(*self._queue.popleft())
+        finally:
+            # (No await between the queue found empty and this: a command queued later
+            # starts a new task.)
+            self._task = None
+
+    async def _one(
+        self,
+        command: Callable[..., Awaitable[Any]],
+        args: tuple[Any, ...],
+        future: asyncio.Future[Any] | None,
+    ) -> None:
+        self.running = True
+        try:
+            result = await command(*args)
+        except (GameError, ProtocolError, TableGone, StoreUnavailable) as exc:
+            # A refusal, or a write the database could not take (nothing changed): the
+            # caller's to answer.
+            if future is not None and not future.done():
+                future.set_exception(exc)
+        except Fenced:  # another process runs the table now: nothing was written here
+            if future is not None and not future.done():
+                future.set_exception(TableGone(self.table_id))
+        except Exception as exc:
+            if is_unavailable(exc):  # a read cut off as the database went: nothing changed
                 if future is not None and not future.done():
-                    future.set_exception(exc)
-            except Fenced:  # another process runs the table now: nothing was written here
-                if future is not None and not future.done():
-                    future.set_exception(TableGone(self.table_id))
-            except Exception as exc:
-                if is_unavailable(exc):  # a read cut off as the database went: nothing changed
-                    if future is not None and not future.done():
-                        future.set_exception(StoreUnavailable(str(exc)))
-                else:
-                    log.exception("table %s: %s failed", self.table_id, command.__name__)
-                    if future is not None and not future.done():
-                        future.set_exception(ProtocolError("internal_error", "the server failed"))
+                    future.set_exception(StoreUnavailable(str(exc)))
             else:
+                log.exception("table %s: %s failed", self.table_id, command.__name__)
                 if future is not None and not future.done():
-                    future.set_result(result)
-            finally:
-                self.running = False
-            self._after_each()
+                    future.set_exception(ProtocolError("internal_error", "the server failed"))
+        else:
+            if future is not None and not future.done():
+                future.set_result(result)
+        finally:
+            self.running = False
+        self._after_each()
 
     def close(self) -> None:
         """Take no more commands; those still queued fail with :class:`TableGone`.
@@ -125,8 +156,8 @@ class Inbox:
         """
         self.closed = True
         self._after_each = _nothing
-        while not self._queue.empty():
-            _, _, future = self._queue.get_nowait()
+        while self._queue:
+            _, _, future = self._queue.popleft()
             if future is not None and not future.done():
                 future.set_exception(TableGone(self.table_id))
 
