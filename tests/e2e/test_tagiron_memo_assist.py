@@ -51,7 +51,9 @@ def test_every_hidden_hand_shows_its_probabilities(
     for key in targets:
         if players > 2:
             page.click(f"[data-testid=memo-target-{key}]")
-        page.wait_for_function(HAS_PERCENT_JS)
+        # A bot worker process computes them: under a whole test run's load, at 4 players,
+        # that once took over the default 15 s.
+        page.wait_for_function(HAS_PERCENT_JS, timeout=60_000)
         cells = page.evaluate(CELLS_JS)
         assert len(cells) == 19 * (5 if players < 4 else 4)
         shown = [c for c in cells if c["p"] and c["text"]]
