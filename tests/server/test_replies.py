@@ -8,10 +8,12 @@ been taken over after 5 s and new ids succeeded.
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 
 import pytest
 
 from bodoge.core.values import JSON
+from bodoge.server.services import replies
 from bodoge.server.services.replies import RETRY_CODES, RecentReplies, kept_for_retry
 
 
@@ -72,3 +74,30 @@ async def test_across_the_cluster_a_table_unavailable_is_forgotten_and_the_retry
     again.set_result({"type": "ack", "id": 9})
     await asyncio.sleep(0.05)
     assert notes.notes[("pl_1", "9")]["reply"] == {"type": "ack", "id": 9}
+
+
+async def test_replies_are_kept_for_their_seconds_and_at_most_their_number(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    now = [1000.0]
+    monkeypatch.setattr(replies, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    recent = RecentReplies(seconds=10.0, size=3)
+
+    def ask(n: int) -> bool:
+        future, new = recent.begin("pl_1", {"type": "move", "id": n})
+        if new:
+            future.set_result({"type": "ack", "id": n})
+        return new
+
+    assert ask(1)
+    now[0] += 5
+    assert ask(2) and not ask(1) and not ask(2)  # within its seconds: the first reply again
+    now[0] += 5.5
+    assert ask(3) and len(recent) == 2  # the first is past its seconds: gone
+    assert ask(1), "a request past its seconds runs again"
+    assert len(recent) == 3
+    assert ask(4) and len(recent) == 3  # at most three: the oldest (2) made room
+    assert ask(2) and len(recent) == 3  # and then 3
+    assert not ask(2)  # (a request at the bound lets the oldest, 1, go first)
+    now[0] += 11
+    assert ask(5) and len(recent) == 1

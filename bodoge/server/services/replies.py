@@ -128,6 +128,8 @@ class RecentReplies:
         self.seconds = seconds
         self.size = size
         self._entries: OrderedDict[tuple[str, str], _Entry] = OrderedDict()
+        #: When the oldest entry is due to go (``time.monotonic()``); none is before.
+        self._due = 0.0
         self._shared: Notes | None = None
         self._process = ""
         self._alive: Callable[[str], Awaitable[bool]] | None = None
@@ -266,12 +268,19 @@ class RecentReplies:
             pending.set_result(reply)
 
     def _expire(self) -> None:
-        oldest = time.monotonic() - self.seconds
+        # Every request calls this: until the oldest entry is due (or the size is reached)
+        # it is one comparison, not a look at the oldest entry.
+        now = time.monotonic()
+        if now < self._due and len(self._entries) < self.size:
+            return
+        oldest = now - self.seconds
         while self._entries:
             key, entry = next(iter(self._entries.items()))
             if entry[2] >= oldest and len(self._entries) < self.size:
-                break
+                self._due = entry[2] + self.seconds
+                return
             del self._entries[key]
+        self._due = now + self.seconds  # nothing kept: what comes now is due after this
 
     def __len__(self) -> int:
         return len(self._entries)
