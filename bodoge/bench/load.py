@@ -290,7 +290,7 @@ async def play_tables(
     return stats
 
 
-def _settled(then: Callable[[], None]) -> None:
+def settle_heap(then: Callable[[], None]) -> None:
     """Freeze what the clients hold for good (their seats, then their tables' first games),
     then ``then()``.
 
@@ -317,9 +317,9 @@ def client_process(plan: Plan, results: Any, gates: Gates) -> None:
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         play = play_tables(
             plan,
-            functools.partial(_settled, gates.ready.release),
+            functools.partial(settle_heap, gates.ready.release),
             gates.go.wait,
-            functools.partial(_settled, gates.begun.release),
+            functools.partial(settle_heap, gates.begun.release),
             gates.measure.wait,
             gates.ended.release,
             gates.hang_up.wait,

@@ -32,6 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
+from bodoge.bench.load import settle_heap
 from bodoge.bench.processes import HERE, cpu_seconds, proc_status, start_server, tree_error
 from bodoge.bench.report import percentile
 
@@ -83,24 +86,35 @@ async def _connect(url: str, name: str) -> Any:
 
 
 async def _watch(url: str, count: int, offset: int, ready: Any, opened: Any, closed: Any) -> Seen:
+    """``count`` watchers on the lean client (bodoge/bench/lean_socket.py, as ``bench
+    server``'s seats): each frame is handled as it is read, so what is measured is how soon
+    the server sends a change, not how far behind a client's own reading falls."""
+    from bodoge.bench.lean_socket import LeanSocket, connect
+
     seen = Seen(watchers=count)
     gate = asyncio.Semaphore(64)
+    loop = asyncio.get_running_loop()
     counting = False
     subscribed = 0
+    sockets: list[LeanSocket] = []
 
     async def one(index: int) -> None:
-        async with gate:
-            ws = await _connect(url, f"w{offset + index}")
-            await ws.send(json.dumps({"type": "lobby.subscribe", "id": 2}))
         first: dict[str, float] | None = {} if (offset + index) % SAMPLE == 0 else None
         if first is not None:
             seen.first_seen.append(first)
-        async for frame in ws:
-            message = json.loads(frame)
-            if message.get("type") == "lobby":
-                nonlocal subscribed
+        hello: asyncio.Future[None] = loop.create_future()
+
+        def on_frame(frame: bytes) -> None:
+            nonlocal subscribed
+            message = orjson.loads(frame)
+            kind = message.get("type")
+            if not hello.done():
+                if message.get("id") == 1:
+                    hello.set_result(None)
+                return
+            if kind == "lobby":
                 subscribed += 1
-            if counting and message.get("type") != "lobby":
+            if counting and kind != "lobby":
                 seen.frames += 1
                 seen.frame_bytes += len(frame)
             if first is not None:
@@ -108,24 +122,37 @@ async def _watch(url: str, count: int, offset: int, ready: Any, opened: Any, clo
                 for table_id in _listed(message):
                     first.setdefault(table_id, now)
 
-    tasks = [asyncio.create_task(one(i)) for i in range(count)]
+        async with gate:
+            ws = await connect(url, open_timeout=120)
+            sockets.append(ws)
+            ws.deliver(on_frame, lambda: None)
+            name = f"w{offset + index}"
+            ws.send(orjson.dumps({"type": "hello", "id": 1, "token": None, "name": name}))
+            await hello
+            ws.send(orjson.dumps({"type": "lobby.subscribe", "id": 2}))
+
+    await asyncio.gather(*(one(i) for i in range(count)))
     while subscribed < count:
         await asyncio.sleep(0.1)
-    ready.release()
+    # What the watchers hold is frozen and no full collector pass runs (see load.settle_heap).
+    settle_heap(ready.release)
     await asyncio.to_thread(opened.wait)
     counting = True
     await asyncio.to_thread(closed.wait)
     counting = False
     await asyncio.sleep(2)  # the last updates arrive
-    for task in tasks:
-        task.cancel()
+    for ws in sockets:
+        ws.abort()
     return seen
 
 
 def _watcher_process(
     url: str, count: int, offset: int, results: Any, ready: Any, opened: Any, closed: Any
 ) -> None:
-    results.put(asyncio.run(_watch(url, count, offset, ready, opened, closed)))
+    import uvloop
+
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        results.put(runner.run(_watch(url, count, offset, ready, opened, closed)))
 
 
 async def _make_tables(

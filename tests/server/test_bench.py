@@ -122,3 +122,22 @@ def test_a_tree_without_bodoge_is_refused(tmp_path: Path) -> None:
     assert tree_error(ROOT) is None
     error = tree_error(tmp_path)
     assert error is not None and "is not a bodoge source tree" in error
+
+
+def test_a_client_process_freezes_what_it_holds_and_makes_no_full_collector_pass() -> None:
+    """A client process's own full passes over its thousands of sockets made the moves it
+    received meanwhile look late; ``settle_heap`` freezes them (in a process of its own here:
+    a freeze is for good)."""
+    script = (
+        "import gc\n"
+        "from bodoge.bench.load import settle_heap\n"
+        "held = [[i] for i in range(10_000)]\n"
+        "told = []\n"
+        "settle_heap(lambda: told.append(gc.get_freeze_count()))\n"
+        "print(told[0] >= 10_000, gc.get_threshold()[2])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "1000000"]
