@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -162,6 +163,31 @@ class Seat:
         self.closing = True
         with contextlib.suppress(Exception):
             await self.ws.close()
+
+
+async def open_seat(url: str, name: str, stats: Stats) -> Seat:
+    """A new guest ``name`` connected to ``url``, said hello to, with its token."""
+    seat = Seat(await connect(url, open_timeout=120), url, stats, name)
+    welcome = await seat.request("hello", token=None, name=name)
+    seat.token = str(welcome["token"])
+    return seat
+
+
+def settle_heap(then: Callable[[], None]) -> None:
+    """Freeze what a client process holds for good, then ``then()``.
+
+    A client process holds thousands of sockets: a full collector pass over them stalled
+    its loop for 300-500 ms several times a window, and every move it received meanwhile
+    looked late (2.5 s of its stalls in a 30 s window at 2,000 tables, all the collector's).
+    Frozen, they are walked by no pass: the bench measures the server, not its clients.
+    Only in a client process, where nothing frozen is ever let go before it exits; and there
+    no full pass either (young ones free a move's garbage), as a client lives a minute.
+    """
+    gc.collect()
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, 1_000_000)
+    then()
 
 
 def error_kind(type: str, exc: BaseException) -> str:

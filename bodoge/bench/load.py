@@ -5,14 +5,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import gc
 import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bodoge.bench.client import Known, Lost, Seat, Stats, error_kind
+from bodoge.bench.client import (
+    Known,
+    Lost,
+    Seat,
+    Stats,
+    error_kind,
+    open_seat,
+    settle_heap,
+)
 from bodoge.bench.moves import pick_move
 from bodoge.core.values import JSON
 from bodoge.server.runtime.stats import GC
@@ -233,26 +240,20 @@ async def play_tables(
     """Connect every seat, then ``ready()``; once ``go()`` returns, play; once every table's
     first game has started, ``begun()``; once ``measure()`` returns, measure for the
     plan's duration, stop playing and ``ended()``; once ``hang_up()`` returns, hang up."""
-    from bodoge.bench.lean_socket import connect
-
     stats = Stats()
     rng = random.Random(plan.seed)
     gate = asyncio.Semaphore(64)  # do not knock on the server's door 2,000 times at once
 
-    async def open_seat(name: str, url: str) -> Seat:
+    async def gated_seat(name: str, url: str) -> Seat:
         async with gate:
-            ws = await connect(url, open_timeout=120)
-            seat = Seat(ws, url, stats, name)
-            welcome = await seat.request("hello", token=None, name=name)
-            seat.token = str(welcome["token"])
-            return seat
+            return await open_seat(url, name, stats)
 
     runs = []
     for t in range(plan.tables):
         names = [f"b{plan.seed}-{t}-{s}" for s in range(plan.players)]
         # Seat by seat over the server processes (a cluster): a table's seats are spread.
         urls = [plan.urls[(t * plan.players + s) % len(plan.urls)] for s in range(plan.players)]
-        seats = await asyncio.gather(*(open_seat(n, u) for n, u in zip(names, urls, strict=True)))
+        seats = await asyncio.gather(*(gated_seat(n, u) for n, u in zip(names, urls, strict=True)))
         table_rng = random.Random(rng.random())
         runs.append(TableRun(list(seats), plan.think, plan.arrival, stats, table_rng, plan.stagger))
     stats.clients = plan.tables * plan.players
@@ -288,24 +289,6 @@ async def play_tables(
     # the wait for the results.
     await asyncio.gather(*(seat.close() for run in runs for seat in run.seats))
     return stats
-
-
-def settle_heap(then: Callable[[], None]) -> None:
-    """Freeze what the clients hold for good (their seats, then their tables' first games),
-    then ``then()``.
-
-    A client process holds thousands of sockets: a full collector pass over them stalled
-    its loop for 300-500 ms several times a window, and every move it received meanwhile
-    looked late (2.5 s of its stalls in a 30 s window at 2,000 tables, all the collector's).
-    Frozen, they are walked by no pass: the bench measures the server, not its clients.
-    Only in a client process, where nothing frozen is ever let go before it exits; and there
-    no full pass either (young ones free a move's garbage), as a client lives a minute.
-    """
-    gc.collect()
-    gc.freeze()
-    young, middle, _ = gc.get_threshold()
-    gc.set_threshold(young, middle, 1_000_000)
-    then()
 
 
 def client_process(plan: Plan, results: Any, gates: Gates) -> None:

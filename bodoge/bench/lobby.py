@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import multiprocessing
 import shutil
 import statistics
@@ -34,7 +33,7 @@ from typing import Any
 
 import orjson
 
-from bodoge.bench.load import settle_heap
+from bodoge.bench.client import Stats, open_seat, settle_heap
 from bodoge.bench.processes import HERE, cpu_seconds, proc_status, start_server, tree_error
 from bodoge.bench.report import percentile
 
@@ -73,16 +72,6 @@ def _listed(message: dict[str, Any]) -> list[str]:
     if kind == "lobby.table":
         return [message["table"]["id"]]
     return []
-
-
-async def _connect(url: str, name: str) -> Any:
-    from websockets.asyncio.client import connect
-
-    ws = await connect(url, compression=None, max_size=2**24, open_timeout=120)
-    await ws.send(json.dumps({"type": "hello", "id": 1, "token": None, "name": name}))
-    while json.loads(await ws.recv()).get("id") != 1:
-        pass
-    return ws
 
 
 async def _watch(url: str, count: int, offset: int, ready: Any, opened: Any, closed: Any) -> Seen:
@@ -134,7 +123,7 @@ async def _watch(url: str, count: int, offset: int, ready: Any, opened: Any, clo
     await asyncio.gather(*(one(i) for i in range(count)))
     while subscribed < count:
         await asyncio.sleep(0.1)
-    # What the watchers hold is frozen and no full collector pass runs (see load.settle_heap).
+    # What the watchers hold is frozen and no full collector pass runs (see client.settle_heap).
     settle_heap(ready.release)
     await asyncio.to_thread(opened.wait)
     counting = True
@@ -160,30 +149,20 @@ async def _make_tables(
 ) -> tuple[list[tuple[str, float]], int]:
     """``rate`` tables a second for ``duration`` seconds, each created, joined and started:
     returns each table with when its creation was acknowledged, and the lobby changes made."""
-    hosts = [await _connect(url, f"host{i}") for i in range(8)]
-    guests = [await _connect(url, f"guest{i}") for i in range(8)]
-    ids = iter(range(100, 10**9))
+    stats = Stats()
+    hosts = [await open_seat(url, f"host{i}", stats) for i in range(8)]
+    guests = [await open_seat(url, f"guest{i}", stats) for i in range(8)]
     made: list[tuple[str, float]] = []
     changes = 0
-
-    async def request(ws: Any, type: str, **fields: Any) -> dict[str, Any]:
-        rid = next(ids)
-        await ws.send(json.dumps({"type": type, "id": rid, **fields}))
-        while True:
-            reply: dict[str, Any] = json.loads(await ws.recv())
-            if reply.get("id") == rid:
-                if reply["type"] == "error":
-                    raise RuntimeError(f"{type}: {reply}")
-                return reply
 
     async def one(k: int) -> None:
         nonlocal changes
         host, guest = hosts[k % len(hosts)], guests[k % len(guests)]
         async with locks[k % len(hosts)]:
-            reply = await request(host, "table.create", game="tagiron", options={"players": 2})
+            reply = await host.request("table.create", game="tagiron", options={"players": 2})
             made.append((str(reply["table"]), time.monotonic()))
-            await request(guest, "table.join", table=reply["table"])
-            await request(host, "table.start", table=reply["table"])
+            await guest.request("table.join", table=reply["table"])
+            await host.request("table.start", table=reply["table"])
             changes += 3
 
     locks = [asyncio.Lock() for _ in hosts]
@@ -195,6 +174,7 @@ async def _make_tables(
         k += 1
         await asyncio.sleep(max(0.0, started + k / rate - time.monotonic()))
     await asyncio.gather(*tasks)
+    await asyncio.gather(*(seat.close() for seat in hosts + guests))
     return made, changes
 
 

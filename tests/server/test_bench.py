@@ -130,7 +130,7 @@ def test_a_client_process_freezes_what_it_holds_and_makes_no_full_collector_pass
     a freeze is for good)."""
     script = (
         "import gc\n"
-        "from bodoge.bench.load import settle_heap\n"
+        "from bodoge.bench.client import settle_heap\n"
         "held = [[i] for i in range(10_000)]\n"
         "told = []\n"
         "settle_heap(lambda: told.append(gc.get_freeze_count()))\n"

@@ -123,29 +123,28 @@ class Inbox:
         future: asyncio.Future[Any] | None,
     ) -> None:
         self.running = True
+        outcome: BaseException | None = None
         try:
             result = await command(*args)
         except (GameError, ProtocolError, TableGone, StoreUnavailable) as exc:
             # A refusal, or a write the database could not take (nothing changed): the
             # caller's to answer.
-            if future is not None and not future.done():
-                future.set_exception(exc)
+            outcome = exc
         except Fenced:  # another process runs the table now: nothing was written here
-            if future is not None and not future.done():
-                future.set_exception(TableGone(self.table_id))
+            outcome = TableGone(self.table_id)
         except Exception as exc:
             if is_unavailable(exc):  # a read cut off as the database went: nothing changed
-                if future is not None and not future.done():
-                    future.set_exception(StoreUnavailable(str(exc)))
+                outcome = StoreUnavailable(str(exc))
             else:
                 log.exception("table %s: %s failed", self.table_id, command.__name__)
-                if future is not None and not future.done():
-                    future.set_exception(ProtocolError("internal_error", "the server failed"))
-        else:
-            if future is not None and not future.done():
-                future.set_result(result)
+                outcome = ProtocolError("internal_error", "the server failed")
         finally:
             self.running = False
+        if future is not None and not future.done():
+            if outcome is None:
+                future.set_result(result)
+            else:
+                future.set_exception(outcome)
         self._after_each()
 
     def close(self) -> None:
