@@ -9,8 +9,10 @@ duplicate move number), its writes are retried one by one so that only the
 faulty one fails.  A group is planned into one ``executemany`` per statement kind
 (:func:`~bodoge.store.writes.batches`) and committed in one go:
 
-* SQLite (a database file): the writer is a thread of its own with its own
-  ``sqlite3`` connection (:class:`SqliteWriter`, below);
+* SQLite (a database file): the event loop commits the writes of each of its passes on
+  its own ``sqlite3`` connection; a transaction that reads first, and a group the loop
+  could not commit (the database locked by another process, a failed write), go to a
+  thread with a connection of its own (:class:`SqliteWriter`, below);
 * PostgreSQL through asyncpg: a writer task holds one connection from
   SQLAlchemy's engine and sends each batch with asyncpg's pipelined
   ``executemany``, in one transaction (a group of one batch needs none:
@@ -30,13 +32,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import queue
 import sqlite3
 import sys
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -77,14 +78,13 @@ ANALYSIS_LIMIT = 1000
 OPTIMIZE_EVERY = 1800
 #: Seconds between WAL checkpoints, which run beside the writer instead of inside its commits.
 CHECKPOINT_SECONDS = 2.0
-#: The interpreter's switch interval (seconds) at most, once a SQLite writer thread runs.
-#: The thread lets go of the GIL at each of SQLite's calls (dozens a group) and must get it
-#: back to go on; while the event loop is busy, that took up to the default interval (5 ms)
-#: each time, so moves waited for the writer, not for SQLite: at 1,000 tables on a loaded
-#: 2-core machine, 82 group commits in 30 s (under 0.5 ms each at the median) and a move's
-#: commit start to its frames a median over 2.5 s; with 0.5 ms, 655 groups and 0.5–1 s
-#: (``bodoge bench server --tables 1000 --ab``, alternated; again: 80 against 1,445 groups,
-#: 2,148 against 10,355 moves).
+#: The interpreter's switch interval (seconds) at most, once a SQLite store is open.
+#: A thread running SQLite (the writer's transactions, the engine's reads) lets go of the
+#: GIL at each of SQLite's calls and must get it back to go on; while the event loop is
+#: busy, that took up to the default interval (5 ms) each time. When every group commit
+#: ran on the writer thread: at 1,000 tables on a loaded 2-core machine, 82 group commits
+#: in 30 s and a move's commit start to its frames a median over 2.5 s; with 0.5 ms, 655
+#: groups and 0.5–1 s (``bodoge bench server --tables 1000 --ab``, alternated).
 SWITCH_SECONDS = 0.0005
 
 
@@ -377,25 +377,43 @@ class SqlEngine:
             raise
 
 
-def commit_sqlite(db: sqlite3.Connection, writes: Sequence[AnyWrite]) -> Outcomes:
-    """Commit a group on the writer thread; a failed group is retried one write at a time."""
+def commit_group(db: sqlite3.Connection, writes: Sequence[AnyWrite]) -> None:
+    """Commit a group in one transaction, or raise and leave nothing of it."""
+    db.execute("BEGIN IMMEDIATE")
     try:
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            for stmt, rows in batches(writes):
-                if stmt.json_at:
-                    rows = [stmt.encode(row) for row in rows]
-                db.executemany(stmt.sql, rows)
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
+        for stmt, rows in batches(writes):
+            if stmt.json_at:
+                rows = [stmt.encode(row) for row in rows]
+            db.executemany(stmt.sql, rows)
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+def commit_sqlite(db: sqlite3.Connection, writes: Sequence[AnyWrite]) -> Outcomes:
+    """Commit a group; a failed group is retried one write at a time."""
+    try:
+        commit_group(db, writes)
     except Exception as exc:
         if len(writes) == 1:
             return [outcome(exc, writes[0], sqlite3.IntegrityError, SQLITE_UNAVAILABLE)]
         return [commit_sqlite(db, [write])[0] for write in writes]
     return [None] * len(writes)
+
+
+def connect_sqlite(path: str, *, busy_ms: int | None = None) -> sqlite3.Connection:
+    """A writer's connection to the database file (``busy_ms``: its own busy timeout)."""
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        sqlite_pragmas(db)
+        if busy_ms is not None:
+            db.execute(f"PRAGMA busy_timeout={busy_ms}")
+    except BaseException:
+        db.close()
+        raise
+    return db
 
 
 class Call:
@@ -408,54 +426,70 @@ class Call:
         self.args = args
 
 
-class SqliteWriter:
-    """The SQLite writer: a thread with its own ``sqlite3`` connection to the database file.
+Job = tuple[AnyWrite | Call, asyncio.Future[Any]]
 
-    The event loop appends each write to ``pending`` (and rings ``bell`` only if the
-    thread sleeps); the thread takes every write pending when it gets to them as its
-    next group, commits it (:func:`commit_sqlite`) and answers the whole group with a
-    single callback on the loop.  So a group costs the event loop one hop back, and a
-    wake-up only when the writer was idle: under load the thread is busy and is never
-    woken, it just finds the next group waiting.
+
+class SqliteWriter:
+    """The SQLite writer: group commits on the event loop, transactions on a thread.
+
+    The writes queued while the event loop runs one pass (every move played in it, the
+    timers they left, a new table and its seats...) are one group, committed at the start
+    of the next pass on the loop's own ``sqlite3`` connection, and answered there.  In WAL
+    mode with ``synchronous=NORMAL`` a commit writes its pages to the WAL file and waits for
+    no disk (the checkpoints, which do, run beside it): 0.05–0.15 ms for a group of a few
+    moves.  A thread committing them cost more than that in hand-overs: it took the GIL back
+    from a busy loop after each of SQLite's calls (half a millisecond each at most, the
+    switch interval), and each time the loop stopped until the kernel had run the thread.
+
+    The loop never waits for a lock: its connection's busy timeout is 0.  A group that finds
+    the database locked (another process writing: ``bodoge admin``, or the engine's
+    ``ANALYZE``) or that fails goes to the writer's thread, which waits for the lock as long
+    as the store's busy timeout and retries a failed group one write at a time.  So do the
+    transactions that read before they write (:meth:`call`: accounts, notifications), which
+    may take long.  While a job is on the thread the next groups wait for it, so writes
+    are committed in the order they were queued.
     """
 
     def __init__(self, path: str) -> None:
         self._path = path
-        #: Given each group commit's seconds, on the writer thread (see SqlStore.on_commit).
+        #: Given each group commit's seconds (on the loop, or the thread: see SqlStore.on_commit).
         self.on_commit: Callable[[float], None] | None = None
-        self._pending: deque[tuple[AnyWrite | Call, asyncio.Future[Any]]] = deque()
-        self._bell: queue.SimpleQueue[None] = queue.SimpleQueue()
-        #: Set by the thread before it looks for work and may sleep: then a write rings.
-        self._idle = False
-        self._closing = False
-        self._thread = threading.Thread(target=self._run, name="store-writer", daemon=True)
+        self._pending: deque[Job] = deque()
+        #: The loop's connection, and the thread's (opened and used on the thread only).
+        self._db: sqlite3.Connection | None = None
+        self._thread_db: sqlite3.Connection | None = None
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="store-writer")
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._done: asyncio.Future[None] | None = None
+        #: A pass of the loop is to commit what is pending.
+        self._scheduled = False
+        #: The job on the thread, while one is: groups wait for it.
+        self._away: asyncio.Future[list[tuple[Any, BaseException | None]]] | None = None
+        self._closing = False
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._done = self._loop.create_future()
-        opened = self._loop.create_future()
         if sys.getswitchinterval() > SWITCH_SECONDS:  # (the process's: see SWITCH_SECONDS)
             sys.setswitchinterval(SWITCH_SECONDS)
-        self._thread.start()
-        self._pending.append((Call(lambda db: None, ()), opened))  # raises if it can't open
-        self._ring()
         try:
-            await opened
+            try:
+                self._db = connect_sqlite(self._path, busy_ms=0)
+            except SQLITE_UNAVAILABLE as exc:
+                raise StoreUnavailable(str(exc)) from exc
+            await self.call(lambda db: None)  # opens the thread's connection, or raises
         except BaseException:
             await self.close()
             raise
 
     def write(self, job: AnyWrite | Call) -> asyncio.Future[Any]:
         """Queue a write (or a call); the future is answered once the commit holding it is."""
-        loop, done = self._loop, self._done
-        if loop is None or done is None or done.done() or self._closing:
+        loop = self._loop
+        if loop is None or self._closing:
             raise RuntimeError("the store is closed")
         future = loop.create_future()
         self._pending.append((job, future))
-        if self._idle:
-            self._ring()
+        if not self._scheduled and self._away is None:
+            self._scheduled = True
+            loop.call_soon(self._flush)
         return future
 
     def call(self, fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
@@ -463,68 +497,95 @@ class SqliteWriter:
         return self.write(Call(fn, args))
 
     async def close(self) -> None:
-        """Commit what is pending, then close the connection and end the thread."""
-        if self._done is None or self._closing:
+        """Commit what is pending, then close the connections and end the thread."""
+        if self._loop is None or self._closing:
             return
         self._closing = True
-        self._ring()
-        await self._done
-        self._thread.join()
+        while self._away is not None or self._pending:
+            if self._away is not None:
+                with contextlib.suppress(BaseException):
+                    await self._away  # (its done callback, run first, answers its jobs)
+                await asyncio.sleep(0)
+            elif self._db is None:  # could not open: nothing can be written
+                closed = StoreUnavailable("the store is closed")
+                answer(list(self._pending), [(None, closed)] * len(self._pending))
+                self._pending.clear()
+            else:
+                self._flush()
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        await self._loop.run_in_executor(self._thread, self._close_thread_db)
+        self._thread.shutdown(wait=True)
 
-    def _ring(self) -> None:
-        self._idle = False  # one ring is enough until the thread looks again
-        self._bell.put(None)
+    def _flush(self) -> None:
+        """Commit the pending groups on the loop until one must go to the thread."""
+        self._scheduled = False
+        pending, db = self._pending, self._db
+        while pending and self._away is None and db is not None:
+            if isinstance(pending[0][0], Call):
+                self._send_away([pending.popleft()])
+                return
+            group: list[Job] = []
+            while pending and len(group) < GROUP_LIMIT and not isinstance(pending[0][0], Call):
+                group.append(pending.popleft())
+            writes = cast(list[AnyWrite], [write for write, _ in group])
+            began = time.perf_counter()
+            try:
+                commit_group(db, writes)
+            except Exception:  # locked by another process, or a write fails: the thread's
+                self._send_away(group)
+                return
+            if self.on_commit is not None:
+                self.on_commit(time.perf_counter() - began)
+            answer(group, [(None, None)] * len(group))
 
-    def _run(self) -> None:
-        loop, pending, finished = self._loop, self._pending, self._done
-        assert loop is not None and finished is not None  # set by start, before the thread
-        db: sqlite3.Connection | None = None
+    def _send_away(self, group: list[Job]) -> None:
+        loop = self._loop
+        assert loop is not None
+        jobs = [job for job, _ in group]
+        self._away = away = loop.run_in_executor(self._thread, self._on_thread, jobs)
+        away.add_done_callback(lambda done: self._back(group, done))
+
+    def _back(
+        self, group: list[Job], done: asyncio.Future[list[tuple[Any, BaseException | None]]]
+    ) -> None:
+        self._away = None
+        if done.cancelled():
+            outcomes: list[tuple[Any, BaseException | None]] = [
+                (None, StoreUnavailable("the store is closed"))
+            ] * len(group)
+        elif (error := done.exception()) is not None:
+            outcomes = [(None, error)] * len(group)
+        else:
+            outcomes = done.result()
+        answer(group, outcomes)
+        if self._pending and not self._scheduled and self._loop is not None:
+            self._scheduled = True
+            self._loop.call_soon(self._flush)
+
+    def _on_thread(self, jobs: list[AnyWrite | Call]) -> list[tuple[Any, BaseException | None]]:
+        """A call, or a group the loop could not commit, on the writer thread."""
         try:
-            while True:
-                self._idle = True
-                if not pending:  # (checked after saying so: a write then rings)
-                    if self._closing:
-                        return
-                    self._bell.get()  # a ring, or a spare one from an earlier ring
-                self._idle = False
-                group: list[tuple[AnyWrite | Call, asyncio.Future[Any]]] = []
-                while pending and len(group) < GROUP_LIMIT:
-                    if isinstance(pending[0][0], Call) and group:
-                        break
-                    group.append(pending.popleft())
-                    if isinstance(group[0][0], Call):
-                        break
-                if not group:
-                    continue
-                outcomes: list[Any]
-                try:
-                    if db is None:
-                        db = sqlite3.connect(self._path, isolation_level=None)
-                        sqlite_pragmas(db)
-                    job = group[0][0]
-                    if isinstance(job, Call):
-                        outcomes = [(job.fn(db, *job.args), None)]
-                    else:
-                        began = time.perf_counter()
-                        # A call is always a group of its own, so this group holds writes.
-                        writes = cast(list[AnyWrite], [write for write, _ in group])
-                        done = commit_sqlite(db, writes)
-                        if self.on_commit is not None:
-                            self.on_commit(time.perf_counter() - began)
-                        outcomes = [(None, error) for error in done]
-                except Exception as exc:  # could not even open the database
-                    if isinstance(exc, SQLITE_UNAVAILABLE):
-                        exc = StoreUnavailable(str(exc))
-                    outcomes = [(None, exc)] * len(group)
-                with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
-                    loop.call_soon_threadsafe(answer, group, outcomes)
-        finally:
-            if db is not None:
-                db.close()
-            closed: list[tuple[Any, asyncio.Future[Any]]] = [(None, finished)]
-            ok: list[tuple[Any, BaseException | None]] = [(None, None)]
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(answer, closed, ok)
+            if self._thread_db is None:
+                self._thread_db = connect_sqlite(self._path)
+            db, job = self._thread_db, jobs[0]
+            if isinstance(job, Call):
+                return [(job.fn(db, *job.args), None)]
+            began = time.perf_counter()
+            done = commit_sqlite(db, cast(list[AnyWrite], jobs))
+            if self.on_commit is not None:
+                self.on_commit(time.perf_counter() - began)
+            return [(None, error) for error in done]
+        except Exception as exc:  # could not even open the database
+            if isinstance(exc, SQLITE_UNAVAILABLE):
+                exc = StoreUnavailable(str(exc))
+            return [(None, exc)] * len(jobs)
+
+    def _close_thread_db(self) -> None:
+        if self._thread_db is not None:
+            self._thread_db.close()
+            self._thread_db = None
 
 
 def answer(

@@ -7,6 +7,8 @@ import asyncio
 import os
 import sqlite3
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -455,3 +457,73 @@ async def test_a_sqlite_writer_makes_the_gil_change_hands_often(tmp_path: Path) 
         await store.close()
     finally:
         sys.setswitchinterval(old)
+
+
+async def test_a_sqlite_store_commits_a_pass_of_writes_on_the_event_loop(tmp_path: Path) -> None:
+    """The writes queued in one pass of the loop are one group, committed in the loop's own
+    thread (no hand-over to a thread and back)."""
+    store = await open_store(sqlite_url(tmp_path))
+    try:
+        committed_in: list[int] = []
+        store.on_commit = lambda seconds: committed_in.append(threading.get_ident())
+        await _with_table(store)  # a player, then a table: two groups
+        moves = (store.append_move("t_1", MoveRecord(n, 0, {}, n)) for n in range(1, 6))
+        await asyncio.gather(*moves)
+        assert committed_in == [threading.get_ident()] * 3
+        bundle = await store.load_table("t_1")
+        assert bundle is not None and [m.n for m in bundle.moves] == [1, 2, 3, 4, 5]
+    finally:
+        await store.close()
+
+
+async def test_a_locked_database_holds_up_the_writes_not_the_event_loop(tmp_path: Path) -> None:
+    """Another process holding SQLite's write lock: the writes wait for it on the writer's
+    thread, in order, while the loop runs on."""
+    store = await open_store(sqlite_url(tmp_path))
+    try:
+        await _with_table(store)
+        other = sqlite3.connect(tmp_path / "bodoge.sqlite3", isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        try:
+            first = asyncio.ensure_future(store.append_move("t_1", MoveRecord(1, 0, {}, 1)))
+            await asyncio.sleep(0)
+            second = asyncio.ensure_future(store.append_move("t_1", MoveRecord(2, 0, {}, 2)))
+            longest, last, began = 0.0, time.perf_counter(), time.perf_counter()
+            while time.perf_counter() - began < 0.4:
+                await asyncio.sleep(0.01)
+                now = time.perf_counter()
+                longest, last = max(longest, now - last), now
+            assert not first.done() and not second.done()
+            assert longest < 0.15  # the loop never waited for the lock
+        finally:
+            other.execute("COMMIT")
+            other.close()
+        await asyncio.wait_for(asyncio.gather(first, second), 10)
+        bundle = await store.load_table("t_1")
+        assert bundle is not None and [m.n for m in bundle.moves] == [1, 2]
+    finally:
+        await store.close()
+
+
+async def test_a_transaction_on_the_writer_thread_keeps_the_order_of_writes(
+    tmp_path: Path,
+) -> None:
+    """A call (a transaction that reads first) runs on the writer's thread after the writes
+    queued before it and before those queued after it."""
+    store = await open_store(sqlite_url(tmp_path))
+    try:
+        await _with_table(store)
+        assert store._sqlite is not None
+        first = asyncio.ensure_future(store.append_move("t_1", MoveRecord(1, 0, {}, 1)))
+        await asyncio.sleep(0)  # the first move is queued
+        counted = store._sqlite.call(
+            lambda db: (threading.get_ident(), db.execute("SELECT count(*) FROM moves").fetchone())
+        )
+        second = asyncio.ensure_future(store.append_move("t_1", MoveRecord(2, 0, {}, 2)))
+        thread, (moves,) = await counted
+        assert moves == 1 and thread != threading.get_ident()
+        await asyncio.gather(first, second)
+        bundle = await store.load_table("t_1")
+        assert bundle is not None and [m.n for m in bundle.moves] == [1, 2]
+    finally:
+        await store.close()
