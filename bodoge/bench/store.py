@@ -256,8 +256,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     console.print(table)
     console.print(
         "before: SQLAlchemy Core through the async engine, a hop to the database thread (or a "
-        "round trip) per statement.\nafter: plain statements; SQLite's writer thread takes "
-        "the pending writes as a group and answers it with one callback; PostgreSQL sends "
-        "one executemany per statement kind (a move and its timers are one)."
+        "round trip) per statement.\nafter: plain statements; on SQLite the event loop commits "
+        "the writes of one of its passes as a group on its own connection (no thread); "
+        "PostgreSQL sends one executemany per statement kind (a move and its timers are one)."
     )
     return 0

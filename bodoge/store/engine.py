@@ -436,7 +436,7 @@ class SqliteWriter:
     timers they left, a new table and its seats...) are one group, committed at the start
     of the next pass on the loop's own ``sqlite3`` connection, and answered there.  In WAL
     mode with ``synchronous=NORMAL`` a commit writes its pages to the WAL file and waits for
-    no disk (the checkpoints, which do, run beside it): 0.05–0.15 ms for a group of a few
+    no disk (the checkpoints, which do, run beside it): 0.08–0.16 ms for a group of a few
     moves.  A thread committing them cost more than that in hand-overs: it took the GIL back
     from a busy loop after each of SQLite's calls (half a millisecond each at most, the
     switch interval), and each time the loop stopped until the kernel had run the thread.
