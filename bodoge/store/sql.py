@@ -4,7 +4,8 @@
 
 * :mod:`~bodoge.store.engine`: the database and the one writer that commits in groups
   (:mod:`~bodoge.store.writes` plans a group, :class:`~bodoge.store.engine.SqliteWriter` is
-  SQLite's writer thread, :mod:`~bodoge.store.failures` says what a failed write is);
+  SQLite's, on the event loop and a thread, :mod:`~bodoge.store.failures` says what a failed
+  write is);
 * :mod:`~bodoge.store.opening` (URLs, the engine, SQLite's settings) and
   :mod:`~bodoge.store.upgrade` (the schema's version, migrated on open:
   :mod:`~bodoge.store.migrations`);

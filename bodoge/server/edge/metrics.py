@@ -9,7 +9,8 @@ connection of this process (``fanout_seconds``), and each group commit's duratio
 (``commit_seconds``). They are :class:`LatencyHistogram`, not prometheus_client's
 ``Histogram``: that one takes a lock per bucket and per sum at each observation, which
 cost about 3% of the server's CPU per move; ours is written by one thread only (the
-event loop, or the store's writer thread) and read at scrape time.
+event loop, or the store's writer thread while the loop commits nothing) and read at scrape
+time.
 
 Each process is scraped on its own address (not through the load balancer, which would
 pick one at random); ``bodoge_process_info`` says which process answered.
