@@ -487,9 +487,7 @@ class SqliteWriter:
             raise RuntimeError("the store is closed")
         future = loop.create_future()
         self._pending.append((job, future))
-        if not self._scheduled and self._away is None:
-            self._scheduled = True
-            loop.call_soon(self._flush)
+        self._schedule()
         return future
 
     def call(self, fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
@@ -517,6 +515,13 @@ class SqliteWriter:
             self._db = None
         await self._loop.run_in_executor(self._thread, self._close_thread_db)
         self._thread.shutdown(wait=True)
+
+    def _schedule(self) -> None:
+        """Have the loop's next pass commit what is pending, unless a job is on the thread
+        (its return schedules it) or the pass is already due."""
+        if self._pending and not self._scheduled and self._away is None and self._loop:
+            self._scheduled = True
+            self._loop.call_soon(self._flush)
 
     def _flush(self) -> None:
         """Commit the pending groups on the loop until one must go to the thread."""
@@ -560,9 +565,7 @@ class SqliteWriter:
         else:
             outcomes = done.result()
         answer(group, outcomes)
-        if self._pending and not self._scheduled and self._loop is not None:
-            self._scheduled = True
-            self._loop.call_soon(self._flush)
+        self._schedule()
 
     def _on_thread(self, jobs: list[AnyWrite | Call]) -> list[tuple[Any, BaseException | None]]:
         """A call, or a group the loop could not commit, on the writer thread."""
