@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import tracemalloc
 
 from bodoge.core.values import JSON
 from bodoge.server.services.replies import RecentReplies
@@ -41,3 +42,41 @@ async def test_a_forgotten_request_runs_again() -> None:
     assert first.result()["code"] == "internal_error"
     _, new = recent.begin("p_1", CHAT)
     assert new and len(recent) == 1
+
+
+MOVE: dict[str, JSON] = {
+    "type": "move",
+    "table": "t_ab12cd",
+    "move": {"kind": "ask", "card": "red_sum", "choice": None},
+}
+
+
+async def test_a_remembered_move_costs_a_few_hundred_bytes() -> None:
+    # The request is kept as its hash, not its text: 428 bytes an answered move, where its
+    # text kept it at 595 (a server remembers up to 50,000 of them).
+    recent = RecentReplies()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for n in range(1000, 3000):
+            future, _ = recent.begin("p_abcdefgh", {**MOVE, "id": n})
+            future.set_result({"type": "ack", "table": "t_ab12cd", "n": n, "id": n})
+        await asyncio.sleep(0)  # the done callbacks: each reply kept as text
+        per_entry = (tracemalloc.get_traced_memory()[0] - before) / 2000
+    finally:
+        tracemalloc.stop()
+    assert len(recent) == 2000
+    assert per_entry < 480, per_entry
+
+
+async def test_another_request_under_a_remembered_id_runs() -> None:
+    recent = RecentReplies()
+    first, _ = recent.begin("p_1", CHAT)
+    first.set_result({"type": "ack", "id": 7, "line": 1})
+    _, new = recent.begin("p_1", {**CHAT, "text": "hello"})  # the client numbered anew
+    assert new
+    _, new = recent.begin("p_1", {**CHAT, "id": "7"})  # a string is not the number
+    assert new
+    _, new = recent.begin("p_2", CHAT)  # nor is another player's request
+    assert new
+    assert len(recent) == 3

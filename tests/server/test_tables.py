@@ -322,6 +322,30 @@ async def test_a_finished_table_leaves_memory_and_comes_back(
     assert table not in server.tables.live
 
 
+async def test_a_table_nobody_watches_keeps_no_seat_views_and_patches_on_after(
+    server: Server,
+) -> None:
+    # A finished table stays in memory for idle_seconds after its last watcher: the views
+    # it patched its seats' frames from were held that long too (8 KiB or so a table).
+    tabs = await _tabs(server, 2)
+    table = await _relay(server, tabs, options={"rounds": 2})
+    await tabs[0].ok("move", table=table, move={"type": "say", "word": "one"})
+    live = server.tables.live[table]
+    assert live._seen, "a watched table patches from its seats' last views"
+    for tab in tabs:
+        await tab.ok("table.close", table=table)
+    assert not live._seen and not live._told
+    for tab in tabs:
+        await tab.ok("table.open", table=table)
+    await tabs[1].ok("move", table=table, move={"type": "vote", "ok": True})
+    await tabs[1].ok("move", table=table, move={"type": "say", "word": "two"})
+    for seat, tab in enumerate(tabs):
+        followed = tab.events()[-1]
+        assert followed["n"] == 3
+        snapshot = await tab.ok("table.open", table=table)
+        assert followed["view"] == snapshot["view"], f"seat {seat}'s patches went astray"
+
+
 async def test_a_running_table_nobody_watches_leaves_memory_and_comes_back(
     make_server: Callable[..., Any],
 ) -> None:

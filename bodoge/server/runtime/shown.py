@@ -368,6 +368,11 @@ class ShownTable:
         left = self.audience.remove(sub)
         if left and seat is not None:
             self._presence_changed()
+        if not self.audience:
+            # Nobody left to patch: a finished table keeps its seats' last views no longer
+            # than its watchers (it may stay in memory for idle_seconds after them), and
+            # whoever opens it next gets a snapshot; a next move works out the old views.
+            self._seen, self._told = {}, {}
         await self._watched()
 
 

@@ -95,12 +95,18 @@ REMEMBERED = frozenset(
 )
 
 
-#: A remembered request: its text, its reply (the future while it is being handled, then the
-#: reply as JSON text) and when it came.  A server remembers tens of thousands of these; once
-#: answered an entry is a plain tuple of two strings and a number, which the collector stops
-#: tracking: no pass walks it nor freezes it, and it is a few hundred bytes instead of an
-#: object holding a future holding a dict.
-_Entry = tuple[str, "asyncio.Future[dict[str, JSON]] | str", float]
+#: A remembered request: the hash of its text, its reply (the future while it is being
+#: handled, then the reply as JSON text) and when it came.  A server remembers tens of
+#: thousands of these; once answered an entry is a plain tuple of a number, a string and a
+#: number, which the collector stops tracking: no pass walks it nor freezes it.  The request
+#: is kept as its hash, not its text (a move's text is 150 bytes or more): two different
+#: requests of one player under one id would have to share a 64-bit hash to be mistaken for
+#: each other.
+_Entry = tuple[int, "asyncio.Future[dict[str, JSON]] | str", float]
+
+#: A remembered request's key: the player, and the request's id as the client sent it (a
+#: string or an integer, which never equal each other).
+_Key = tuple[str, "str | int"]
 
 
 class Notes(Protocol):
@@ -127,7 +133,7 @@ class RecentReplies:
     def __init__(self, seconds: float = 600.0, size: int = 50_000) -> None:
         self.seconds = seconds
         self.size = size
-        self._entries: OrderedDict[tuple[str, str], _Entry] = OrderedDict()
+        self._entries: OrderedDict[_Key, _Entry] = OrderedDict()
         #: When the oldest entry is due to go (``time.monotonic()``); none is before.
         self._due = 0.0
         self._shared: Notes | None = None
@@ -153,7 +159,7 @@ class RecentReplies:
         if not new or shared is None:
             return future, new
         request_id = orjson.dumps(request["id"]).decode()
-        text = self._entries[(player_id, request_id)][0]
+        text = orjson.dumps(request, option=orjson.OPT_SORT_KEYS).decode()
         note: dict[str, JSON] = {"request": text, "process": self._process}
         try:
             reply = await self._noted(shared, player_id, request_id, note)
@@ -234,13 +240,11 @@ class RecentReplies:
         first request's future: done, or done once the first request is answered.
         """
         self._expire()
-        # As text: orjson's bytes keep the whole buffer they were written in (4 KiB or so),
-        # and a server keeps tens of thousands of these.
-        key = (player_id, orjson.dumps(request["id"]).decode())
-        text = orjson.dumps(request, option=orjson.OPT_SORT_KEYS).decode()
+        key = _key(player_id, request["id"])
+        same = hash(orjson.dumps(request, option=orjson.OPT_SORT_KEYS))
         entry = self._entries.get(key)
         loop = asyncio.get_running_loop()
-        if entry is not None and entry[0] == text:
+        if entry is not None and entry[0] == same:
             reply = entry[1]
             if isinstance(reply, str):
                 answered: asyncio.Future[dict[str, JSON]] = loop.create_future()
@@ -248,21 +252,22 @@ class RecentReplies:
                 return answered, False
             return reply, False
         future: asyncio.Future[dict[str, JSON]] = loop.create_future()
-        self._entries[key] = (text, future, time.monotonic())
+        self._entries[key] = (same, future, time.monotonic())
         self._entries.move_to_end(key)
         future.add_done_callback(partial(self._answered, key))
         return future, True
 
-    def _answered(self, key: tuple[str, str], future: asyncio.Future[dict[str, JSON]]) -> None:
+    def _answered(self, key: _Key, future: asyncio.Future[dict[str, JSON]]) -> None:
         """Keep the reply as text, and let go of the future."""
         entry = self._entries.get(key)
         if entry is None or entry[1] is not future or future.cancelled():
             return
+        # As text: orjson's bytes keep the whole buffer they were written in (4 KiB or so).
         self._entries[key] = (entry[0], orjson.dumps(future.result()).decode(), entry[2])
 
     def forget(self, player_id: str, request_id: JSON, reply: dict[str, JSON]) -> None:
         """Run the request again if it comes again; whoever waits for it now gets ``reply``."""
-        entry = self._entries.pop((player_id, orjson.dumps(request_id).decode()), None)
+        entry = self._entries.pop(_key(player_id, request_id), None)
         pending = entry[1] if entry is not None else None
         if isinstance(pending, asyncio.Future) and not pending.done():
             pending.set_result(reply)
@@ -284,6 +289,18 @@ class RecentReplies:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+def _key(player_id: str, request_id: JSON) -> _Key:
+    """The key of a player's request under ``request_id`` (a string of up to 64 characters or
+    a safe integer, as ``Request.parse`` lets through; anything else as its JSON text).
+
+    >>> _key("p_1", 7) != _key("p_1", "7")
+    True
+    """
+    if type(request_id) is str or type(request_id) is int:
+        return (player_id, request_id)
+    return (player_id, orjson.dumps(request_id).decode())
 
 
 async def _quietly(work: Awaitable[None]) -> None:
