@@ -139,6 +139,14 @@ async def test_after_a_redis_restart_every_channel_is_subscribed_again(
         caught_up.append(listener.reconnects)
 
     listener.add_reconnect_hook(catch_up)
+    talker_back: list[int] = []
+
+    async def talker_caught_up() -> None:
+        talker_back.append(talker.reconnects)
+
+    # The talker's own channel, where the listener's answer comes, is subscribed again on
+    # its own reconnection: a request made before that hears no answer.
+    talker.add_reconnect_hook(talker_caught_up)
     await talker.publish(namespace.table("t0"), {"before": True})
     await inboxes["t0"].wait_for(1)
 
@@ -155,7 +163,8 @@ async def test_after_a_redis_restart_every_channel_is_subscribed_again(
     for n, inbox in enumerate(inboxes.values()):
         assert (await inbox.wait_for(1 + (n == 0)))[-1] == {"after": n}
     assert {"lost": True} not in inboxes["t0"].messages
-    # The process channel is subscribed again too: requests work.
+    # The process channels are subscribed again too: requests work.
+    await until(lambda: talker_back == [1])
     listener.serve(lambda call: _double(call))
     assert await talker.request("listener", {"x": 4}) == 8
 
