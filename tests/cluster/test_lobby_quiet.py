@@ -168,11 +168,15 @@ async def test_a_process_quiet_before_redis_restarts_is_heard_after(
             return b.cluster.redis_reconnects >= 1
 
         await _until(reconnected, timeout=15)
+
+        async def both_seated() -> bool:
+            seats = listing(watch_b.transport.sent)[first]["seats"]
+            return [s["kind"] for s in seats] == ["human", "human"]
+
+        # (Not "the same lobby" alone: a's own watcher may not have had the join yet either,
+        # its lobby's updates being gathered, and two lists without it are the same too.)
+        await _until(both_seated)
         await _until(_same_lobby(watch_a, watch_b))
-        assert [s["kind"] for s in listing(watch_b.transport.sent)[first]["seats"]] == [
-            "human",
-            "human",
-        ]
         later = (await host.ok("table.create", game="relay", options={"players": 3}))["table"]
         await _until(_lists(watch_b, later))
     finally:

@@ -605,6 +605,13 @@ async def test_replicas_catch_up_after_redis_restarts(
 
         await _until(caught_up, timeout=15)
         assert b.cluster.redis_reconnects >= 1
+
+        async def owner_back() -> bool:
+            # b sends its player's move to a, on a's own channel, subscribed again on a's
+            # reconnection (b's may come first).
+            return a.cluster is not None and a.cluster.redis_reconnects >= 1
+
+        await _until(owner_back, timeout=15)
         await tabs[2].ok("move", table=table, move={"type": "vote", "ok": True})
         for tab in tabs:
             await tab.wait(lambda m: m.get("type") == "event" and m.get("n") == 3)
